@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The C library links the Swift runtime in statically, so C programs need no
+// Swift installation and pay no Foundation start-up; it exports only the C API
+// (Prefs*, kPrefs*) and carries its SONAME. See BENCHMARKS.md for the start-up
+// figures behind this choice.
+let libraryLinkerFlags = [
+    "-static-stdlib",
+    "-Xlinker", "-soname=libprefs.so.1",
+    "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/Prefs/exports.map",
+]
+
+let package = Package(
+    name: "libprefs",
+    products: [
+        /// libprefs.so: the C API.
+        .library(name: "prefs", type: .dynamic, targets: ["Prefs"]),
+        /// The Swift API, for SwiftPM clients.
+        .library(name: "PrefsCore", targets: ["PrefsCore"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            path: "Sources/CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // The public header, as the C face's contract (`@c @implementation`).
+        .systemLibrary(name: "CPrefs", path: "include/prefs"),
+        .target(name: "PrefsCore", dependencies: ["CLibXML2"]),
+        .target(
+            name: "Prefs",
+            dependencies: ["PrefsCore", "CPrefs"],
+            exclude: ["exports.map"],
+            linkerSettings: [.unsafeFlags(libraryLinkerFlags)]
+        ),
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// C face: filled in below

@@ -1,0 +1,326 @@
+/// The old-style (OpenStep) text form of property lists: `{ k = v; }`,
+/// `(a, b)`, `<0102>`, `"quoted"`, bare words. Read for command-line
+/// arguments and `prefs write`; printed by `prefs read` and
+/// `PrefsCopyDescription`.
+public enum OldStylePlist {
+    // MARK: Printing
+
+    /// The text form of `value`: 4 spaces per level, dictionary keys sorted
+    /// by their UTF-8 bytes, strings bare when made only of
+    /// `[A-Za-z0-9_$/:.-]` and quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx`
+    /// escapes otherwise, numbers bare, booleans `1`/`0`, dates as
+    /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`.
+    public static func format(_ value: PropertyList) -> String {
+        var out = ""
+        append(value, level: 0, to: &out)
+        return out
+    }
+
+    /// A value as `prefs read D K` prints it: strings raw, numbers bare,
+    /// booleans `1`/`0`, everything else as ``format(_:)``.
+    public static func formatBare(_ value: PropertyList) -> String {
+        if case .string(let s) = value.value { return s }
+        return format(value)
+    }
+
+    private static func indent(_ level: Int, _ out: inout String) {
+        out.append(String(repeating: " ", count: 4 * level))
+    }
+
+    private static func append(_ value: PropertyList, level: Int, to out: inout String) {
+        switch value.value {
+        case .string(let s): out.append(quotedIfNeeded(s))
+        case .integer(let i): out.append(String(i))
+        case .real(let d): out.append(ScalarText.formatReal(d))
+        case .boolean(let b): out.append(b ? "1" : "0")
+        case .date(let t):
+            if let c = ScalarText.components(t) {
+                out.append("\"\(ScalarText.pad(c.year, 4))-\(ScalarText.pad(c.month, 2))-\(ScalarText.pad(c.day, 2)) "
+                    + "\(ScalarText.pad(c.hour, 2)):\(ScalarText.pad(c.minute, 2)):\(ScalarText.pad(c.second, 2)) +0000\"")
+            } else {
+                out.append("\"\(t)\"")
+            }
+        case .data(let bytes):
+            out.append("{length = \(bytes.count), bytes = 0x")
+            out.append(hex(bytes))
+            out.append("}")
+        case .array(let items):
+            out.append("(\n")
+            for (i, item) in items.enumerated() {
+                indent(level + 1, &out)
+                append(item, level: level + 1, to: &out)
+                out.append(i + 1 < items.count ? ",\n" : "\n")
+            }
+            indent(level, &out)
+            out.append(")")
+        case .dictionary(let entries):
+            out.append("{\n")
+            for key in entries.keys.sorted() {
+                indent(level + 1, &out)
+                out.append(quotedIfNeeded(key.string))
+                out.append(" = ")
+                append(entries[key]!, level: level + 1, to: &out)
+                out.append(";\n")
+            }
+            indent(level, &out)
+            out.append("}")
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var u = [UInt8]()
+        u.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            u.append(digits[Int(b >> 4)])
+            u.append(digits[Int(b & 15)])
+        }
+        return String(decoding: u, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func isBareCharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "/"), UInt8(ascii: ":"),
+             UInt8(ascii: "."), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `s` bare when every character may stand unquoted, else quoted and escaped.
+    public static func quotedIfNeeded(_ s: String) -> String {
+        if !s.isEmpty && s.utf8.allSatisfy(isBareCharacter) { return s }
+        var out = "\""
+        for unit in s.utf16 {
+            switch unit {
+            case 0x22: out.append("\\\"")
+            case 0x5C: out.append("\\\\")
+            case 0x0A: out.append("\\n")
+            case 0x09: out.append("\\t")
+            case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+            default:
+                let h = String(unit, radix: 16)
+                out.append("\\U" + String(repeating: "0", count: 4 - h.count) + h)
+            }
+        }
+        out.append("\"")
+        return out
+    }
+
+    // MARK: Parsing
+
+    /// Parses old-style text (UTF-8, an optional BOM): one value, then only
+    /// whitespace and comments. Strings stay strings (the format has no
+    /// numbers). Errors name the problem and the line.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+        var p = Parser(bytes.bindMemory(to: UInt8.self))
+        if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
+        try p.skipSpace()
+        guard p.i < p.bytes.count else { throw p.error("no value") }
+        let v = try p.value(depth: 1)
+        try p.skipSpace()
+        guard p.i == p.bytes.count else { throw p.error("unexpected text after the value") }
+        return v
+    }
+
+    /// Parses `text` as ``parse(_:)`` does.
+    public static func parse(_ text: String) throws(PrefsError) -> PropertyList {
+        var t = text
+        let result = t.withUTF8 { u in Result { () throws(PrefsError) in try parse(UnsafeRawBufferPointer(u)) } }
+        return try result.get()
+    }
+
+    struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var i = 0
+        init(_ b: UnsafeBufferPointer<UInt8>) { bytes = b }
+
+        func error(_ what: String, _ code: PrefsError.Code = .malformed) -> PrefsError {
+            var line = 1
+            for k in 0..<min(i, bytes.count) where bytes[k] == 0x0A { line += 1 }
+            return PrefsError(code, "\(what) at line \(line)")
+        }
+
+        mutating func skipSpace() throws(PrefsError) {
+            while i < bytes.count {
+                let c = bytes[i]
+                if ScalarText.isSpace(c) { i += 1; continue }
+                if c == UInt8(ascii: "/") && i + 1 < bytes.count {
+                    if bytes[i + 1] == UInt8(ascii: "/") {
+                        while i < bytes.count && bytes[i] != 0x0A { i += 1 }
+                        continue
+                    }
+                    if bytes[i + 1] == UInt8(ascii: "*") {
+                        let start = i
+                        i += 2
+                        while i + 1 < bytes.count && !(bytes[i] == UInt8(ascii: "*") && bytes[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                        guard i + 1 < bytes.count else { i = start; throw error("unterminated comment") }
+                        i += 2
+                        continue
+                    }
+                }
+                return
+            }
+        }
+
+        mutating func value(depth: Int) throws(PrefsError) -> PropertyList {
+            guard i < bytes.count else { throw error("missing value") }
+            switch bytes[i] {
+            case UInt8(ascii: "{"):
+                guard depth <= PropertyList.maxNesting else { throw error("nesting deeper than \(PropertyList.maxNesting) levels", .tooDeep) }
+                i += 1
+                var entries = [PropertyList.Key: PropertyList]()
+                while true {
+                    try skipSpace()
+                    guard i < bytes.count else { throw error("unterminated dictionary") }
+                    if bytes[i] == UInt8(ascii: "}") { i += 1; break }
+                    let key = try string()
+                    try skipSpace()
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { throw error("expected '=' after key \"\(key)\"") }
+                    i += 1
+                    try skipSpace()
+                    let v = try value(depth: depth + 1)
+                    try skipSpace()
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: ";") else { throw error("expected ';' after the value of \"\(key)\"") }
+                    i += 1
+                    entries[PropertyList.Key(key)] = v
+                }
+                return PropertyList(.dictionary(entries))
+            case UInt8(ascii: "("):
+                guard depth <= PropertyList.maxNesting else { throw error("nesting deeper than \(PropertyList.maxNesting) levels", .tooDeep) }
+                i += 1
+                var items = [PropertyList]()
+                try skipSpace()
+                if i < bytes.count && bytes[i] == UInt8(ascii: ")") { i += 1; return PropertyList(.array(items)) }
+                while true {
+                    try skipSpace()
+                    items.append(try value(depth: depth + 1))
+                    try skipSpace()
+                    guard i < bytes.count else { throw error("unterminated array") }
+                    if bytes[i] == UInt8(ascii: ")") { i += 1; break }
+                    guard bytes[i] == UInt8(ascii: ",") else { throw error("expected ',' or ')' in array") }
+                    i += 1
+                    try skipSpace()
+                    if i < bytes.count && bytes[i] == UInt8(ascii: ")") { i += 1; break } // trailing comma
+                }
+                return PropertyList(.array(items))
+            case UInt8(ascii: "<"):
+                return PropertyList(.data(try data()))
+            default:
+                return PropertyList(.string(try string()))
+            }
+        }
+
+        mutating func data() throws(PrefsError) -> [UInt8] {
+            i += 1
+            var out = [UInt8]()
+            var high: UInt8? = nil
+            while i < bytes.count && bytes[i] != UInt8(ascii: ">") {
+                let c = bytes[i]
+                i += 1
+                if ScalarText.isSpace(c) { continue }
+                guard let v = hexValue(c) else { throw error("'\(Unicode.Scalar(c))' is not a hex digit in <data>") }
+                if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+            }
+            guard i < bytes.count else { throw error("unterminated <data>") }
+            guard high == nil else { throw error("odd number of hex digits in <data>") }
+            i += 1
+            return out
+        }
+
+        func hexValue(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+
+        mutating func string() throws(PrefsError) -> String {
+            guard i < bytes.count else { throw error("missing string") }
+            let q = bytes[i]
+            if q == UInt8(ascii: "\"") || q == UInt8(ascii: "'") { return try quoted(q) }
+            let start = i
+            while i < bytes.count && OldStylePlist.isBareCharacter(bytes[i]) { i += 1 }
+            guard i > start else { throw error("unexpected character '\(Unicode.Scalar(bytes[i]))'") }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+        }
+
+        mutating func quoted(_ q: UInt8) throws(PrefsError) -> String {
+            let open = i
+            i += 1
+            var utf8 = [UInt8]()
+            var pendingHigh: UInt16? = nil
+            func appendScalar(_ v: UInt32, _ utf8: inout [UInt8]) {
+                let scalar = Unicode.Scalar(v) ?? "\u{FFFD}"
+                utf8.append(contentsOf: String(scalar).utf8)
+            }
+            while i < bytes.count && bytes[i] != q {
+                var c = bytes[i]
+                i += 1
+                if c != UInt8(ascii: "\\") {
+                    if let h = pendingHigh { appendScalar(UInt32(h), &utf8); pendingHigh = nil }
+                    utf8.append(c)
+                    continue
+                }
+                guard i < bytes.count else { break }
+                c = bytes[i]
+                i += 1
+                var unit: UInt16? = nil
+                switch c {
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "a"): utf8.append(0x07)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "v"): utf8.append(0x0B)
+                case UInt8(ascii: "U"), UInt8(ascii: "u"):
+                    var v: UInt16 = 0
+                    for _ in 0..<4 {
+                        guard i < bytes.count, let d = hexValue(bytes[i]) else { throw error("\\U needs four hex digits") }
+                        v = v << 4 | UInt16(d)
+                        i += 1
+                    }
+                    unit = v
+                case UInt8(ascii: "0")...UInt8(ascii: "7"):
+                    var v = UInt32(c - UInt8(ascii: "0"))
+                    var n = 1
+                    while n < 3, i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "7") {
+                        v = v * 8 + UInt32(bytes[i] - UInt8(ascii: "0"))
+                        i += 1
+                        n += 1
+                    }
+                    appendScalar(v, &utf8)
+                default: utf8.append(c)
+                }
+                if let u = unit {
+                    if let h = pendingHigh, (0xDC00...0xDFFF).contains(u) {
+                        appendScalar(0x10000 + (UInt32(h - 0xD800) << 10) + UInt32(u - 0xDC00), &utf8)
+                        pendingHigh = nil
+                    } else {
+                        if let h = pendingHigh { appendScalar(UInt32(h), &utf8) }
+                        pendingHigh = nil
+                        if (0xD800...0xDBFF).contains(u) { pendingHigh = u } else { appendScalar(UInt32(u), &utf8) }
+                    }
+                } else if let h = pendingHigh {
+                    // A lone surrogate cannot be stored: it becomes U+FFFD.
+                    let last = utf8.popLast()
+                    appendScalar(UInt32(h), &utf8)
+                    if let last { utf8.append(last) }
+                    pendingHigh = nil
+                }
+            }
+            if let h = pendingHigh { appendScalar(UInt32(h), &utf8) }
+            guard i < bytes.count else { i = open; throw error("unterminated quoted string") }
+            i += 1
+            guard let s = String(validating: utf8, as: UTF8.self) else { i = open; throw error("quoted string is not valid UTF-8") }
+            return s
+        }
+    }
+}

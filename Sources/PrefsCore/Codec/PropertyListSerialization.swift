@@ -1,0 +1,45 @@
+extension PropertyList {
+    /// Parses a property list from bytes: an XML property list (any encoding
+    /// libxml2 knows) or old-style text, told apart by their first bytes.
+    /// Strict and safe on hostile input; errors name the problem and line.
+    /// Thread-safe.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+        if looksLikeXML(bytes) { return try XMLReader.read(bytes) }
+        return try OldStylePlist.parse(bytes)
+    }
+
+    /// Parses a property list from `bytes`, as ``parse(_:)-swift.type.method``.
+    public static func parse(_ bytes: [UInt8]) throws(PrefsError) -> PropertyList {
+        let result = bytes.withUnsafeBytes { b in Result { () throws(PrefsError) in try parse(b) } }
+        return try result.get()
+    }
+
+    /// The value as an XML property list, byte for byte as Apple's tools
+    /// write it. Throws `.unrepresentable` for strings holding characters
+    /// XML 1.0 cannot carry and for dates outside the years 0001-9999, and
+    /// `.tooDeep` past ``maxNesting``: nothing is silently altered.
+    public func xmlData() throws(PrefsError) -> [UInt8] {
+        try XMLWriter.write(self)
+    }
+
+    /// XML when the first significant bytes are a BOM, `<?`, `<!`, or a tag
+    /// name that is not all hex digits (`<0a1b>` is old-style data).
+    static func looksLikeXML(_ b: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        if b.count >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF)) { return true }
+        if b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF { i = 3 }
+        while i < b.count && ScalarText.isSpace(b[i]) { i += 1 }
+        guard i < b.count else { return true } // empty: let the XML reader say so
+        if b[i] == 0 || b[i] >= 0x80 { return true } // UTF-16 without BOM, other encodings
+        guard b[i] == UInt8(ascii: "<"), i + 1 < b.count else { return false }
+        let c = b[i + 1]
+        if c == UInt8(ascii: "?") || c == UInt8(ascii: "!") { return true }
+        var j = i + 1
+        var allHex = true
+        while j < b.count, (b[j] | 0x20) >= UInt8(ascii: "a") && (b[j] | 0x20) <= UInt8(ascii: "z") || (b[j] >= UInt8(ascii: "0") && b[j] <= UInt8(ascii: "9")) {
+            if !((b[j] | 0x20) >= UInt8(ascii: "a") && (b[j] | 0x20) <= UInt8(ascii: "f")) && !(b[j] >= UInt8(ascii: "0") && b[j] <= UInt8(ascii: "9")) { allHex = false }
+            j += 1
+        }
+        return j > i + 1 && !allHex
+    }
+}

@@ -1,0 +1,293 @@
+import CLibXML2
+import Glibc
+
+/// Reads XML property lists with libxml2's SAX2 parser, building values as
+/// elements close (no DOM). Strict: see ``XMLPropertyList/read(_:)``.
+enum XMLReader {
+    private static let initialized: Void = { xmlInitParser() }()
+
+    static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+        _ = initialized
+        guard bytes.count > 0, let base = bytes.baseAddress else {
+            throw PrefsError(.malformed, "empty input at line 1: no property list")
+        }
+        guard bytes.count <= Int(Int32.max) else {
+            throw PrefsError(.malformed, "input of \(bytes.count) bytes is larger than the XML reader takes (2 GiB)")
+        }
+        guard let ctxt = xmlCreateMemoryParserCtxt(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)) else {
+            throw PrefsError(.internal, "libxml2 could not create a parser")
+        }
+        defer { xmlFreeParserCtxt(ctxt) }
+        ctxt.pointee.sax.pointee = handler
+
+        let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        state.initialize(to: State(ctxt: ctxt))
+        defer { state.deinitialize(count: 1); state.deallocate() }
+        ctxt.pointee._private = UnsafeMutableRawPointer(state)
+        // No network, no DTD loading, no entity substitution, no huge input.
+        _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
+        _ = xmlParseDocument(ctxt)
+
+        if let error = state.pointee.error { throw error }
+        guard ctxt.pointee.wellFormed != 0 else {
+            throw PrefsError(.malformed, "malformed XML at line \(xmlSAX2GetLineNumber(ctxt))")
+        }
+        guard let root = state.pointee.root else {
+            throw PrefsError(.malformed, "no property-list value in the document")
+        }
+        return root
+    }
+
+    /// The element names a property list may hold.
+    enum Element: UInt8 {
+        case plist, dict, array, key, string, integer, real, date, data, `true`, `false`
+
+        init?(_ name: UnsafePointer<UInt8>) {
+            let n = strlen(name)
+            func eq(_ s: StaticString) -> Bool { s.utf8CodeUnitCount == n && memcmp(name, s.utf8Start, n) == 0 }
+            switch name[0] {
+            case UInt8(ascii: "k") where eq("key"): self = .key
+            case UInt8(ascii: "s") where eq("string"): self = .string
+            case UInt8(ascii: "i") where eq("integer"): self = .integer
+            case UInt8(ascii: "r") where eq("real"): self = .real
+            case UInt8(ascii: "t") where eq("true"): self = .true
+            case UInt8(ascii: "f") where eq("false"): self = .false
+            case UInt8(ascii: "a") where eq("array"): self = .array
+            case UInt8(ascii: "p") where eq("plist"): self = .plist
+            case UInt8(ascii: "d"):
+                if eq("dict") { self = .dict } else if eq("data") { self = .data } else if eq("date") { self = .date } else { return nil }
+            default: return nil
+            }
+        }
+
+        var holdsText: Bool { self != .plist && self != .dict && self != .array }
+    }
+
+    /// An open array or dictionary.
+    struct Frame {
+        var isDict: Bool
+        var items: [PropertyList] = []
+        var entries: [PropertyList.Key: PropertyList] = [:]
+        var pendingKey: PropertyList.Key? = nil
+    }
+
+    struct State {
+        let ctxt: xmlParserCtxtPtr
+        var frames: [Frame] = []
+        /// Open elements, innermost last (nil for the <plist> wrapper's siblings never happen: libxml2 refuses them).
+        var open: [Element] = []
+        var text: [UInt8] = []
+        var inPlist = false
+        var plistValue: PropertyList? = nil
+        var root: PropertyList? = nil
+        var error: PrefsError? = nil
+
+        var line: Int32 { xmlSAX2GetLineNumber(ctxt) }
+
+        mutating func fail(_ code: PrefsError.Code, _ message: String) {
+            if error == nil { error = PrefsError(code, "\(message) at line \(line)") }
+            xmlStopParser(ctxt)
+        }
+
+        /// Whether a value may start here; reports why not.
+        mutating func valueMayStart(_ name: Element) -> Bool {
+            if let top = frames.last {
+                if top.isDict && top.pendingKey == nil {
+                    fail(.malformed, "<\(name)> in a <dict> without a <key> before it")
+                    return false
+                }
+                return true
+            }
+            if inPlist {
+                if plistValue != nil { fail(.malformed, "more than one value in <plist>"); return false }
+                return true
+            }
+            return open.isEmpty // a value as the root element, without <plist>
+        }
+
+        mutating func start(_ name: Element) {
+            if let current = open.last, current.holdsText {
+                fail(.malformed, "<\(name)> inside <\(current)>: value elements hold text only")
+                return
+            }
+            // Levels below <plist>: each container and each value or key element counts.
+            if frames.count + 1 > PropertyList.maxNesting && name != .plist {
+                fail(.tooDeep, "nesting deeper than \(PropertyList.maxNesting) levels")
+                return
+            }
+            switch name {
+            case .plist:
+                guard open.isEmpty else { fail(.malformed, "<plist> inside another element"); return }
+                inPlist = true
+            case .key:
+                guard let top = frames.last, top.isDict else { fail(.malformed, "<key> outside a <dict>"); return }
+                guard top.pendingKey == nil else { fail(.malformed, "<key> follows a <key> that has no value"); return }
+                text.removeAll(keepingCapacity: true)
+            case .dict, .array:
+                guard valueMayStart(name) else { return }
+                frames.append(Frame(isDict: name == .dict))
+            default:
+                guard valueMayStart(name) else { return }
+                text.removeAll(keepingCapacity: true)
+            }
+            open.append(name)
+        }
+
+        mutating func end() {
+            guard let name = open.popLast() else { return }
+            switch name {
+            case .plist:
+                guard let v = plistValue else { fail(.malformed, "<plist> holds no value"); return }
+                root = v
+                inPlist = false
+            case .key:
+                frames[frames.count - 1].pendingKey = PropertyList.Key(String(decoding: text, as: UTF8.self))
+            case .dict:
+                let frame = frames.removeLast()
+                guard frame.pendingKey == nil else { fail(.malformed, "<key>\(frame.pendingKey!.string)</key> has no value"); return }
+                place(PropertyList(.dictionary(frame.entries)))
+            case .array:
+                place(PropertyList(.array(frames.removeLast().items)))
+            default:
+                guard let v = scalar(name) else { return }
+                place(v)
+            }
+        }
+
+        mutating func scalar(_ name: Element) -> PropertyList? {
+            let result: PropertyList? = text.withUnsafeBufferPointer { t in
+                switch name {
+                case .string: return PropertyList(.string(String(decoding: t, as: UTF8.self)))
+                case .integer: return ScalarText.parseInteger(t).map { PropertyList(.integer($0)) }
+                case .real: return ScalarText.parseReal(t).map { PropertyList(.real($0)) }
+                case .date: return ScalarText.parseISODate(t).map { PropertyList(.date($0)) }
+                case .data: return Base64.decode(t).map { PropertyList(.data($0)) }
+                case .true, .false:
+                    guard ScalarText.trimmed(t).isEmpty else { return nil }
+                    return name == .true ? PropertyList.trueValue : PropertyList.falseValue
+                default: return nil
+                }
+            }
+            if result == nil {
+                let shown = String(decoding: text.prefix(40), as: UTF8.self)
+                let what: String
+                switch name {
+                case .integer: what = "not an integer in -2^63...2^64-1"
+                case .real: what = "not a real number"
+                case .date: what = "not a date of the form YYYY-MM-DDTHH:MM:SSZ"
+                case .data: what = "not valid base64"
+                default: what = "text not allowed"
+                }
+                fail(.malformed, "<\(name)>\(shown)</\(name)>: \(what)")
+            }
+            return result
+        }
+
+        mutating func place(_ v: PropertyList) {
+            let n = frames.count
+            if n > 0 {
+                if frames[n - 1].isDict {
+                    frames[n - 1].entries[frames[n - 1].pendingKey!] = v
+                    frames[n - 1].pendingKey = nil
+                } else {
+                    frames[n - 1].items.append(v)
+                }
+            } else if inPlist {
+                plistValue = v
+            } else {
+                root = v
+            }
+        }
+
+        mutating func characters(_ p: UnsafePointer<UInt8>, _ n: Int) {
+            if let current = open.last, current.holdsText {
+                text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+                return
+            }
+            for i in 0..<n where !ScalarText.isSpace(p[i]) {
+                fail(.malformed, "text outside a value element")
+                return
+            }
+        }
+    }
+
+    @inline(__always)
+    static func state(_ ctx: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<State> {
+        let ctxt = ctx!.assumingMemoryBound(to: xmlParserCtxt.self)
+        return ctxt.pointee._private.assumingMemoryBound(to: State.self)
+    }
+
+    /// Read-only after its one-time initialisation.
+    nonisolated(unsafe) static let handler: xmlSAXHandler = {
+        var h = xmlSAXHandler()
+        h.initialized = XML_SAX2_MAGIC
+        h.startElementNs = { ctx, localname, _, _, _, _, _, _, _ in
+            let s = XMLReader.state(ctx)
+            guard s.pointee.error == nil, let localname else { return }
+            guard let name = Element(localname) else {
+                s.pointee.fail(.malformed, "unknown element <\(String(cString: localname))>")
+                return
+            }
+            s.pointee.start(name)
+        }
+        h.endElementNs = { ctx, _, _, _ in
+            let s = XMLReader.state(ctx)
+            guard s.pointee.error == nil else { return }
+            s.pointee.end()
+        }
+        h.characters = { ctx, ch, len in
+            let s = XMLReader.state(ctx)
+            guard s.pointee.error == nil, let ch else { return }
+            s.pointee.characters(ch, Int(len))
+        }
+        h.ignorableWhitespace = h.characters
+        h.cdataBlock = h.characters
+        // Entities: declarations and every non-predefined reference are refused;
+        // nothing external is ever resolved.
+        h.entityDecl = { ctx, name, _, _, _, _ in
+            let what = name.map { String(cString: $0) } ?? "?"
+            XMLReader.state(ctx).pointee.fail(.forbiddenMarkup, "entity declaration <!ENTITY \(what)> not allowed")
+        }
+        h.unparsedEntityDecl = { ctx, _, _, _, _ in
+            XMLReader.state(ctx).pointee.fail(.forbiddenMarkup, "unparsed entity declaration not allowed")
+        }
+        h.getEntity = { ctx, name in
+            let what = name.map { String(cString: $0) } ?? "?"
+            XMLReader.state(ctx).pointee.fail(.forbiddenMarkup, "entity reference &\(what); not allowed (only &amp; &lt; &gt; &quot; &apos;)")
+            return nil
+        }
+        h.getParameterEntity = { ctx, name in
+            let what = name.map { String(cString: $0) } ?? "?"
+            XMLReader.state(ctx).pointee.fail(.forbiddenMarkup, "parameter entity %\(what); not allowed")
+            return nil
+        }
+        h.resolveEntity = { ctx, _, _ in
+            XMLReader.state(ctx).pointee.fail(.forbiddenMarkup, "external entity not allowed")
+            return nil
+        }
+        h.reference = { ctx, name in
+            let what = name.map { String(cString: $0) } ?? "?"
+            XMLReader.state(ctx).pointee.fail(.forbiddenMarkup, "entity reference &\(what); not allowed")
+        }
+        h.serror = { userData, error in
+            guard let error, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+            let s = XMLReader.state(userData)
+            guard s.pointee.error == nil else { return }
+            var message = error.pointee.message.map { String(cString: $0) } ?? "XML error"
+            while message.last == "\n" || message.last == " " { message.removeLast() }
+            let code: PrefsError.Code
+            switch Int(error.pointee.code) {
+            case Int(XML_ERR_UNDECLARED_ENTITY.rawValue), Int(XML_WAR_UNDECLARED_ENTITY.rawValue),
+                 Int(XML_ERR_ENTITY_LOOP.rawValue), Int(XML_ERR_ENTITY_BOUNDARY.rawValue):
+                code = .forbiddenMarkup
+            case Int(XML_ERR_INTERNAL_ERROR.rawValue) where message.contains("depth"):
+                code = .tooDeep
+            default:
+                code = .malformed
+            }
+            s.pointee.error = PrefsError(code, "\(message) at line \(error.pointee.line)")
+            xmlStopParser(s.pointee.ctxt)
+        }
+        return h
+    }()
+}

@@ -1,0 +1,136 @@
+/// Writes XML property lists byte for byte as Apple's tools do. Writing is
+/// a direct serialisation into one buffer: the format is fixed, so a general
+/// XML writer would add work and no safety.
+struct XMLWriter {
+    private(set) var out: [UInt8] = []
+
+    static let header = Array("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+
+        """.utf8)
+    static let footer = Array("</plist>\n".utf8)
+
+    static func write(_ value: PropertyList) throws(PrefsError) -> [UInt8] {
+        guard value.depth < PropertyList.maxNesting else {
+            throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
+        }
+        var w = XMLWriter()
+        w.out.reserveCapacity(4096)
+        w.out.append(contentsOf: header)
+        do {
+            try w.append(value, indent: 0)
+        } catch {
+            let path = error.path.reversed().joined()
+            throw PrefsError(error.base.code, error.base.message + (path.isEmpty ? "" : " (at \(path))"))
+        }
+        w.out.append(contentsOf: footer)
+        return w.out
+    }
+
+    /// A failure deep in a value, with the path to it gathered while unwinding.
+    struct Failure: Error {
+        var base: PrefsError
+        var path: [String] = []
+        func at(_ component: String) -> Failure { var f = self; f.path.append(component); return f }
+    }
+
+    private mutating func tabs(_ n: Int) {
+        for _ in 0..<n { out.append(0x09) }
+    }
+
+    private mutating func literal(_ s: StaticString) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    private mutating func append(_ value: PropertyList, indent: Int) throws(Failure) {
+        tabs(indent)
+        switch value.value {
+        case .string(let s):
+            literal("<string>")
+            try escaped(s, what: "string")
+            literal("</string>\n")
+        case .integer(let i):
+            literal("<integer>")
+            ScalarText.appendInteger(i, to: &out)
+            literal("</integer>\n")
+        case .real(let d):
+            literal("<real>")
+            out.append(contentsOf: ScalarText.formatReal(d).utf8)
+            literal("</real>\n")
+        case .boolean(let b):
+            if b { literal("<true/>\n") } else { literal("<false/>\n") }
+        case .date(let t):
+            guard let text = ScalarText.formatISODate(t) else {
+                throw Failure(base: PrefsError(.unrepresentable, "date \(t) is outside the years 0001-9999 that the XML format holds"))
+            }
+            literal("<date>")
+            out.append(contentsOf: text.utf8)
+            literal("</date>\n")
+        case .data(let bytes):
+            literal("<data>\n")
+            Base64.appendWrapped(bytes, indent: indent, to: &out)
+            tabs(indent)
+            literal("</data>\n")
+        case .array(let items):
+            if items.isEmpty { literal("<array/>\n"); return }
+            literal("<array>\n")
+            for (i, item) in items.enumerated() {
+                do { try append(item, indent: indent + 1) } catch { throw error.at("[\(i)]") }
+            }
+            tabs(indent)
+            literal("</array>\n")
+        case .dictionary(let entries):
+            if entries.isEmpty { literal("<dict/>\n"); return }
+            literal("<dict>\n")
+            for key in entries.keys.sorted() {
+                tabs(indent + 1)
+                literal("<key>")
+                do { try escaped(key.string, what: "key") } catch { throw error.at(".\(key.string)") }
+                literal("</key>\n")
+                do { try append(entries[key]!, indent: indent + 1) } catch { throw error.at(".\(key.string)") }
+            }
+            tabs(indent)
+            literal("</dict>\n")
+        }
+    }
+
+    /// Appends `s` with `&`, `<`, `>` escaped and CR as `&#13;`; refuses
+    /// characters XML 1.0 cannot carry rather than alter them.
+    private mutating func escaped(_ s: String, what: String) throws(Failure) {
+        var s = s
+        let bad: Int? = s.withUTF8 { u -> Int? in
+            var start = 0
+            var i = 0
+            let n = u.count
+            while i < n {
+                let c = u[i]
+                var replacement: StaticString? = nil
+                switch c {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case 0x0D: replacement = "&#13;"
+                case 0x09, 0x0A: break
+                case 0x00..<0x20: return i
+                case 0xEF where i + 2 < n && u[i + 1] == 0xBF && (u[i + 2] == 0xBE || u[i + 2] == 0xBF): return i
+                default: break
+                }
+                if let r = replacement {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i]))
+                    literal(r)
+                    start = i + 1
+                }
+                i += 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<n]))
+            return nil
+        }
+        if let at = bad {
+            let scalar = s.utf8.dropFirst(at).prefix(3)
+            let code = scalar.first! < 0x20 ? "U+\(ScalarText.pad(Int(scalar.first!), 4))" : (scalar.last == 0xBE ? "U+FFFE" : "U+FFFF")
+            throw Failure(base: PrefsError(.unrepresentable, "\(what) holds \(code) at byte \(at), which XML 1.0 cannot carry; store it as data"))
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// Standard base64 (RFC 4648 alphabet, `=` padding), as `<data>` holds it.
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// 0...63 for alphabet bytes, 64 for `=`, 0xFE for whitespace, 0xFF otherwise.
+    private static let decodeTable: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { t[Int(c)] = UInt8(i) }
+        t[Int(UInt8(ascii: "="))] = 64
+        for c in [0x20, 0x09, 0x0A, 0x0D] { t[c] = 0xFE }
+        return t
+    }()
+
+    /// Decodes base64 that may hold whitespace anywhere. What remains must be
+    /// a multiple of four characters with correct padding (only at the end).
+    /// `nil` for anything else.
+    static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var out = [UInt8]()
+        out.reserveCapacity(text.count / 4 * 3)
+        var quad: UInt32 = 0
+        var n = 0 // symbols in the current quad
+        var padding = 0
+        for c in text {
+            let v = decodeTable[Int(c)]
+            if v == 0xFE { continue }
+            if v == 0xFF { return nil }
+            if v == 64 {
+                // `=` only in the last two places of a quad.
+                guard n >= 2 else { return nil }
+                padding += 1
+                n += 1
+                if n == 4 {
+                    if padding == 1 {
+                        out.append(UInt8(truncatingIfNeeded: quad >> 10))
+                        out.append(UInt8(truncatingIfNeeded: quad >> 2))
+                    } else {
+                        out.append(UInt8(truncatingIfNeeded: quad >> 4))
+                    }
+                    n = 0
+                }
+                continue
+            }
+            guard padding == 0 else { return nil } // data after padding
+            quad = quad << 6 | UInt32(v)
+            n += 1
+            if n == 4 {
+                out.append(UInt8(truncatingIfNeeded: quad >> 16))
+                out.append(UInt8(truncatingIfNeeded: quad >> 8))
+                out.append(UInt8(truncatingIfNeeded: quad))
+                quad = 0
+                n = 0
+            }
+        }
+        guard n == 0 else { return nil }
+        return out
+    }
+
+    /// Appends the encoding of `bytes` the way Apple's XML writer lays it
+    /// out: each line starts with `indent` tabs (at most 8) and holds
+    /// 76 - 8 * indent characters at most.
+    static func appendWrapped(_ bytes: [UInt8], indent: Int, to out: inout [UInt8]) {
+        let tabs = min(indent, 8)
+        let lineLength = 76 - 8 * tabs
+        var column = 0
+        func startLineIfNeeded(_ out: inout [UInt8]) {
+            if column == 0 { for _ in 0..<tabs { out.append(0x09) } }
+        }
+        bytes.withUnsafeBufferPointer { b in
+            var i = 0
+            while i < b.count {
+                let a0 = UInt32(b[i])
+                let a1 = i + 1 < b.count ? UInt32(b[i + 1]) : 0
+                let a2 = i + 2 < b.count ? UInt32(b[i + 2]) : 0
+                let triple = a0 << 16 | a1 << 8 | a2
+                startLineIfNeeded(&out)
+                out.append(alphabet[Int(triple >> 18 & 63)])
+                out.append(alphabet[Int(triple >> 12 & 63)])
+                out.append(i + 1 < b.count ? alphabet[Int(triple >> 6 & 63)] : UInt8(ascii: "="))
+                out.append(i + 2 < b.count ? alphabet[Int(triple & 63)] : UInt8(ascii: "="))
+                column += 4
+                i += 3
+                if column >= lineLength {
+                    out.append(0x0A)
+                    column = 0
+                }
+            }
+        }
+        if column > 0 { out.append(0x0A) }
+    }
+}

@@ -1,0 +1,224 @@
+/// The text forms of integers, reals and dates that property lists use,
+/// parsed and printed without Foundation and without the C locale's help.
+enum ScalarText {
+    @inline(__always)
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    /// Trims XML whitespace from both ends.
+    static func trimmed(_ t: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var lo = 0, hi = t.count
+        while lo < hi && isSpace(t[lo]) { lo += 1 }
+        while hi > lo && isSpace(t[hi - 1]) { hi -= 1 }
+        return UnsafeBufferPointer(rebasing: t[lo..<hi])
+    }
+
+    // MARK: Integers
+
+    /// An integer in -2^63...2^64-1: optional sign, then decimal digits
+    /// (leading zeros stay decimal) or `0x`/`0X` and hex digits. Surrounding
+    /// whitespace is allowed. `nil` for anything else or out of range.
+    static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
+        let t = trimmed(text)
+        var i = 0
+        var negative = false
+        if i < t.count && (t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+")) {
+            negative = t[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var radix: UInt64 = 10
+        if i + 1 < t.count && t[i] == UInt8(ascii: "0") && (t[i + 1] | 0x20) == UInt8(ascii: "x") {
+            radix = 16
+            i += 2
+        }
+        guard i < t.count else { return nil }
+        var magnitude: UInt64 = 0
+        while i < t.count {
+            let c = t[i]
+            let digit: UInt64
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(c - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            let (m, o1) = magnitude.multipliedReportingOverflow(by: radix)
+            let (s, o2) = m.addingReportingOverflow(digit)
+            if o1 || o2 { return nil }
+            magnitude = s
+            i += 1
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return -Int128(magnitude)
+        }
+        return Int128(magnitude)
+    }
+
+    /// Decimal digits of `value` appended to `out`.
+    static func appendInteger(_ value: Int128, to out: inout [UInt8]) {
+        var magnitude = value.magnitude
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        if magnitude == 0 { out.append(UInt8(ascii: "0")); return }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // scratch, 24 bytes
+        withUnsafeMutableBytes(of: &digits) { buf in
+            var n = buf.count
+            while magnitude > 0 {
+                n -= 1
+                buf[n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            out.append(contentsOf: buf[n...])
+        }
+    }
+
+    // MARK: Reals
+
+    /// A real: optional whitespace and sign, decimal digits with optional
+    /// fraction and exponent, or `nan`, `inf`, `infinity` in any case.
+    /// Hexadecimal floats and anything else are refused. Trailing whitespace
+    /// is allowed. Overflow reads as infinity.
+    static func parseReal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        let t = trimmed(text)
+        var i = 0
+        var negative = false
+        if i < t.count && (t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+")) {
+            negative = t[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        let rest = UnsafeBufferPointer(rebasing: t[i...])
+        if let word = asciiLowercased(rest), word == "nan" || word == "inf" || word == "infinity" {
+            if word == "nan" { return negative ? -Double.nan : Double.nan }
+            return negative ? -Double.infinity : Double.infinity
+        }
+        // digits [. digits] | . digits, then [eE [+-] digits]
+        var j = 0
+        var mantissaDigits = 0
+        while j < rest.count && isDigit(rest[j]) { j += 1; mantissaDigits += 1 }
+        if j < rest.count && rest[j] == UInt8(ascii: ".") {
+            j += 1
+            while j < rest.count && isDigit(rest[j]) { j += 1; mantissaDigits += 1 }
+        }
+        guard mantissaDigits > 0 else { return nil }
+        if j < rest.count && (rest[j] | 0x20) == UInt8(ascii: "e") {
+            j += 1
+            if j < rest.count && (rest[j] == UInt8(ascii: "+") || rest[j] == UInt8(ascii: "-")) { j += 1 }
+            var expDigits = 0
+            while j < rest.count && isDigit(rest[j]) { j += 1; expDigits += 1 }
+            guard expDigits > 0 else { return nil }
+        }
+        guard j == rest.count else { return nil }
+        // The grammar is checked; Swift's conversion is correctly rounded and
+        // independent of the C locale.
+        guard let d = Double(Substring(decoding: t, as: UTF8.self)) else { return nil }
+        return d
+    }
+
+    @inline(__always)
+    private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+
+    private static func asciiLowercased(_ t: UnsafeBufferPointer<UInt8>) -> String? {
+        guard t.count <= 8, t.allSatisfy({ ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }) else { return nil }
+        return String(decoding: t.map { $0 | 0x20 }, as: UTF8.self)
+    }
+
+    /// The shortest text that reads back to exactly `d`: `5`, `0.1`,
+    /// `1e-300`, `-0`, `nan`, `+infinity`, `-infinity`.
+    static func formatReal(_ d: Double) -> String {
+        if d.isNaN { return "nan" }
+        if d.isInfinite { return d < 0 ? "-infinity" : "+infinity" }
+        let s = d.description
+        if s.hasSuffix(".0") { return String(s.dropLast(2)) }
+        return s
+    }
+
+    // MARK: Dates
+
+    /// Seconds since 1970 for `YYYY-MM-DDTHH:MM:SSZ` exactly (years 0001-9999,
+    /// real calendar days, no leap seconds, nothing before or after).
+    static func parseISODate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard t.count == 20,
+              t[4] == UInt8(ascii: "-"), t[7] == UInt8(ascii: "-"), t[10] == UInt8(ascii: "T"),
+              t[13] == UInt8(ascii: ":"), t[16] == UInt8(ascii: ":"), t[19] == UInt8(ascii: "Z"),
+              let y = digits(t, 0, 4), let mo = digits(t, 5, 2), let d = digits(t, 8, 2),
+              let h = digits(t, 11, 2), let mi = digits(t, 14, 2), let s = digits(t, 17, 2)
+        else { return nil }
+        return unixTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s)
+    }
+
+    /// Seconds since 1970 for a valid civil date and time, else `nil`.
+    static func unixTime(year y: Int, month mo: Int, day d: Int, hour h: Int, minute mi: Int, second s: Int) -> Double? {
+        guard (1...9999).contains(y), (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo),
+              (0...23).contains(h), (0...59).contains(mi), (0...59).contains(s) else { return nil }
+        let days = daysFromCivil(y, mo, d)
+        return Double(days * 86400 + h * 3600 + mi * 60 + s)
+    }
+
+    private static func digits(_ t: UnsafeBufferPointer<UInt8>, _ at: Int, _ n: Int) -> Int? {
+        var v = 0
+        for k in at..<(at + n) {
+            let c = t[k]
+            guard isDigit(c) else { return nil }
+            v = v * 10 + Int(c - UInt8(ascii: "0"))
+        }
+        return v
+    }
+
+    static func daysInMonth(_ y: Int, _ m: Int) -> Int {
+        switch m {
+        case 2: return (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01.
+    static func civilFromDays(_ z0: Int) -> (year: Int, month: Int, day: Int) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// The earliest and latest unix times whose whole second has a four-digit year.
+    static let firstDate = -62135596800.0 // 0001-01-01T00:00:00Z
+    static let endOfLastDate = 253402300800.0 // 10000-01-01T00:00:00Z
+
+    /// Broken-down UTC time of the whole second at or before `t`; `nil` when
+    /// not finite or outside the years 0001-9999.
+    static func components(_ t: Double) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)? {
+        guard t.isFinite, t >= firstDate, t < endOfLastDate else { return nil }
+        let secs = Int(t.rounded(.down))
+        let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
+        let rem = secs - days * 86400
+        let (y, m, d) = civilFromDays(days)
+        return (y, m, d, rem / 3600, rem / 60 % 60, rem % 60)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`, or `nil` outside the years 0001-9999.
+    static func formatISODate(_ t: Double) -> String? {
+        guard let c = components(t) else { return nil }
+        return pad(c.year, 4) + "-" + pad(c.month, 2) + "-" + pad(c.day, 2) + "T"
+            + pad(c.hour, 2) + ":" + pad(c.minute, 2) + ":" + pad(c.second, 2) + "Z"
+    }
+
+    static func pad(_ v: Int, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

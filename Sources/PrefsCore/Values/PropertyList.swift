@@ -1,0 +1,277 @@
+import Glibc
+import Synchronization
+
+/// An immutable property-list value: a string, integer, real, boolean, date,
+/// data, array or dictionary.
+///
+/// `PropertyList` is a class so that one value can be shared, without copying,
+/// by the domain caches, by Swift callers and by C callers (a C
+/// `PrefsPropertyListRef` is a pointer to one of these). It is immutable once
+/// created and safe to share between threads.
+///
+/// Build values with the static constructors (`.string("x")`, `.integer(5)`)
+/// or with literals:
+///
+/// ```swift
+/// let v: PropertyList = ["name": "Ada", "sizes": [1, 2, 3], "on": true]
+/// ```
+///
+/// and take them apart with ``value`` or the typed accessors.
+public final class PropertyList: Sendable {
+    /// The content of a property list.
+    public enum Content: Sendable {
+        /// Text (any Unicode, byte-exact).
+        case string(String)
+        /// An integer from -2^63 to 2^64-1. Values outside that range are
+        /// never stored: the constructors clamp nothing, they refuse.
+        case integer(Int128)
+        /// A double, including NaN and the infinities.
+        case real(Double)
+        /// `true` or `false`.
+        case boolean(Bool)
+        /// Seconds since 1970-01-01T00:00:00Z.
+        case date(Double)
+        /// Bytes.
+        case data([UInt8])
+        /// An ordered list.
+        case array([PropertyList])
+        /// A map from byte-exact string keys to values.
+        case dictionary([Key: PropertyList])
+    }
+
+    /// The smallest integer a property list holds: -2^63.
+    public static let minInteger = Int128(Int64.min)
+    /// The largest integer a property list holds: 2^64-1.
+    public static let maxInteger = Int128(UInt64.max)
+
+    /// The deepest nesting of arrays and dictionaries that the XML reader
+    /// accepts and the XML writer produces (the `<plist>` wrapper does not
+    /// count).
+    public static let maxNesting = 256
+
+    /// The content.
+    public let value: Content
+
+    /// How deep this value nests: 0 for a scalar or an empty container,
+    /// 1 + the deepest child otherwise. Stored so that depth checks are O(1).
+    public let depth: Int
+
+    /// A NUL-terminated copy of a string's UTF-8, made on first request from
+    /// C and freed with the value (see ``stableCString()``).
+    private let cString = Atomic<UInt>(0)
+
+    /// Wraps `value`. Integers must lie in ``minInteger``...``maxInteger``.
+    public init(_ value: Content) {
+        if case .integer(let i) = value {
+            precondition(i >= PropertyList.minInteger && i <= PropertyList.maxInteger,
+                         "property-list integers lie in -2^63...2^64-1")
+        }
+        self.value = value
+        switch value {
+        case .array(let items):
+            self.depth = items.isEmpty ? 0 : 1 + items.reduce(0) { max($0, $1.depth) }
+        case .dictionary(let items):
+            self.depth = items.isEmpty ? 0 : 1 + items.values.reduce(0) { max($0, $1.depth) }
+        default:
+            self.depth = 0
+        }
+    }
+
+    deinit {
+        let p = cString.load(ordering: .acquiring)
+        if p != 0 { UnsafeMutablePointer<CChar>(bitPattern: p)?.deallocate() }
+    }
+
+    // MARK: Constructors that read like enum cases
+
+    /// A string value.
+    public static func string(_ s: String) -> PropertyList { PropertyList(.string(s)) }
+    /// An integer value. Traps outside -2^63...2^64-1: check the range first
+    /// when the number comes from outside.
+    public static func integer<T: BinaryInteger>(_ i: T) -> PropertyList {
+        guard let v = Int128(exactly: i), v >= minInteger, v <= maxInteger else {
+            preconditionFailure("property-list integers lie in -2^63...2^64-1")
+        }
+        return PropertyList(.integer(v))
+    }
+    /// A real value.
+    public static func real(_ d: Double) -> PropertyList { PropertyList(.real(d)) }
+    /// A boolean value.
+    public static func boolean(_ b: Bool) -> PropertyList { b ? trueValue : falseValue }
+    /// A date value, seconds since 1970-01-01T00:00:00Z.
+    public static func date(_ t: Double) -> PropertyList { PropertyList(.date(t)) }
+    /// A data value.
+    public static func data(_ bytes: [UInt8]) -> PropertyList { PropertyList(.data(bytes)) }
+    /// An array value.
+    public static func array(_ items: [PropertyList]) -> PropertyList { PropertyList(.array(items)) }
+    /// A dictionary value.
+    public static func dictionary(_ items: [Key: PropertyList]) -> PropertyList { PropertyList(.dictionary(items)) }
+    /// A dictionary value from Swift string keys.
+    public static func dictionary(_ items: [String: PropertyList]) -> PropertyList {
+        var d = [Key: PropertyList](minimumCapacity: items.count)
+        for (k, v) in items { d[Key(k)] = v }
+        return PropertyList(.dictionary(d))
+    }
+
+    /// The shared `true` value.
+    public static let trueValue = PropertyList(.boolean(true))
+    /// The shared `false` value.
+    public static let falseValue = PropertyList(.boolean(false))
+    /// The shared empty dictionary.
+    public static let emptyDictionary = PropertyList(.dictionary([:]))
+
+    // MARK: Typed access
+
+    /// The string, or `nil` for other kinds.
+    public var stringValue: String? { if case .string(let s) = value { return s }; return nil }
+    /// The integer, or `nil` for other kinds.
+    public var integerValue: Int128? { if case .integer(let i) = value { return i }; return nil }
+    /// The real, or `nil` for other kinds.
+    public var realValue: Double? { if case .real(let d) = value { return d }; return nil }
+    /// The boolean, or `nil` for other kinds.
+    public var booleanValue: Bool? { if case .boolean(let b) = value { return b }; return nil }
+    /// The date as seconds since 1970, or `nil` for other kinds.
+    public var dateValue: Double? { if case .date(let d) = value { return d }; return nil }
+    /// The bytes, or `nil` for other kinds.
+    public var dataValue: [UInt8]? { if case .data(let d) = value { return d }; return nil }
+    /// The elements, or `nil` for other kinds.
+    public var arrayValue: [PropertyList]? { if case .array(let a) = value { return a }; return nil }
+    /// The entries, or `nil` for other kinds.
+    public var dictionaryValue: [Key: PropertyList]? { if case .dictionary(let d) = value { return d }; return nil }
+
+    /// The value for `key` in a dictionary; `nil` when absent or not a dictionary.
+    public subscript(key: String) -> PropertyList? {
+        if case .dictionary(let d) = value { return d[Key(key)] }
+        return nil
+    }
+
+    /// The element at `index` of an array; `nil` when out of range or not an array.
+    public subscript(index: Int) -> PropertyList? {
+        if case .array(let a) = value, a.indices.contains(index) { return a[index] }
+        return nil
+    }
+
+    /// The kind of value, for callers that only need to branch on it.
+    public var kind: Kind {
+        switch value {
+        case .string: .string
+        case .integer: .integer
+        case .real: .real
+        case .boolean: .boolean
+        case .date: .date
+        case .data: .data
+        case .array: .array
+        case .dictionary: .dictionary
+        }
+    }
+
+    /// The kinds of property-list values.
+    public enum Kind: Sendable, CaseIterable {
+        case string, integer, real, boolean, date, data, array, dictionary
+    }
+
+    /// A NUL-terminated UTF-8 copy of a string value that lives as long as
+    /// this value (made once, on first call); `nil` for other kinds.
+    /// Thread-safe.
+    public func stableCString() -> UnsafePointer<CChar>? {
+        guard case .string(let s) = value else { return nil }
+        let existing = cString.load(ordering: .acquiring)
+        if existing != 0 { return UnsafePointer(bitPattern: existing) }
+        let count = s.utf8.count
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: count + 1)
+        _ = UnsafeMutableBufferPointer(start: buffer, count: count)
+            .withMemoryRebound(to: UInt8.self) { $0.initialize(from: s.utf8) }
+        buffer[count] = 0
+        let mine = UInt(bitPattern: buffer)
+        let (exchanged, winner) = cString.compareExchange(expected: 0, desired: mine, ordering: .acquiringAndReleasing)
+        if exchanged { return UnsafePointer(buffer) }
+        buffer.deallocate()
+        return UnsafePointer(bitPattern: winner)
+    }
+}
+
+extension PropertyList {
+    /// A dictionary key: a string compared and hashed by its exact UTF-8
+    /// bytes, with no Unicode normalisation (`"é"` and `"e\u{301}"` are two
+    /// keys), ordered by those bytes.
+    public struct Key: Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        /// The key's text.
+        public let string: String
+
+        /// A key for `string`.
+        public init(_ string: String) { self.string = string }
+        /// A key from a string literal.
+        public init(stringLiteral value: String) { self.string = value }
+
+        public static func == (a: Key, b: Key) -> Bool { utf8Equal(a.string, b.string) }
+        public static func < (a: Key, b: Key) -> Bool {
+            a.string.utf8.lexicographicallyPrecedes(b.string.utf8)
+        }
+        public func hash(into hasher: inout Hasher) {
+            var s = string
+            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+        public var description: String { string }
+    }
+}
+
+/// Byte-wise equality of two strings' UTF-8 (no normalisation).
+@inline(__always)
+func utf8Equal(_ a: String, _ b: String) -> Bool {
+    var a = a, b = b
+    return a.withUTF8 { pa in b.withUTF8 { pb in pa.count == pb.count && (pa.count == 0 || memcmpEqual(pa, pb)) } }
+}
+
+@inline(__always)
+private func memcmpEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+}
+
+// MARK: Equality
+
+extension PropertyList: Equatable {
+    /// Deep equality: strings and keys byte by byte, integer 1 and real 1.0
+    /// differ, NaN equals NaN, 0.0 equals -0.0.
+    public static func == (a: PropertyList, b: PropertyList) -> Bool {
+        if a === b { return true }
+        switch (a.value, b.value) {
+        case (.string(let x), .string(let y)): return utf8Equal(x, y)
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.real(let x), .real(let y)): return x == y || (x.isNaN && y.isNaN)
+        case (.boolean(let x), .boolean(let y)): return x == y
+        case (.date(let x), .date(let y)): return x == y || (x.isNaN && y.isNaN)
+        case (.data(let x), .data(let y)): return x == y
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0 == $1 }
+        case (.dictionary(let x), .dictionary(let y)):
+            guard x.count == y.count else { return false }
+            for (k, v) in x {
+                guard let w = y[k], v == w else { return false }
+            }
+            return true
+        default: return false
+        }
+    }
+}
+
+// MARK: Literals
+
+extension PropertyList: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public convenience init(stringLiteral value: String) { self.init(.string(value)) }
+    public convenience init(integerLiteral value: Int64) { self.init(.integer(Int128(value))) }
+    public convenience init(floatLiteral value: Double) { self.init(.real(value)) }
+    public convenience init(booleanLiteral value: Bool) { self.init(.boolean(value)) }
+    public convenience init(arrayLiteral elements: PropertyList...) { self.init(.array(elements)) }
+    public convenience init(dictionaryLiteral elements: (Key, PropertyList)...) {
+        var d = [Key: PropertyList](minimumCapacity: elements.count)
+        for (k, v) in elements { d[k] = v }
+        self.init(.dictionary(d))
+    }
+}
+
+extension PropertyList: CustomStringConvertible {
+    /// The old-style (OpenStep) text form, as `prefs read` prints it.
+    public var description: String { OldStylePlist.format(self) }
+}
