@@ -1,0 +1,58 @@
+# The one place that knows linking, installing and packaging.
+#
+#   make example            build, install into ./build/stage, run the examples
+#   make check              every test: Swift core tests, then C tests against
+#                           the installed library, header and export checks
+#   make install PREFIX=/usr/local
+#
+# Both `example` and `check` install their own build dependencies first.
+
+PREFIX      ?= /usr/local
+STAGE       := $(CURDIR)/build/stage
+VERSION     := 1.0.0
+SOMAJOR     := 1
+SWIFT       ?= swift
+SWIFTFLAGS  ?= -c release
+BUILD_DIR    = $(shell $(SWIFT) build $(SWIFTFLAGS) --show-bin-path)
+
+.PHONY: all deps build install example check test-swift test-c clean
+
+all: build
+
+# Debian packages the build needs; installed only when missing.
+deps:
+	@if ! pkg-config --exists libxml-2.0 2>/dev/null; then \
+	    echo "installing libxml2-dev and pkg-config"; \
+	    (apt-get update -qq && apt-get install -y -qq libxml2-dev pkg-config) >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build $(SWIFTFLAGS) --product prefs
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/prefs
+	install -m 0755 $(BUILD_DIR)/libprefs.so $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(VERSION)
+	ln -sf libprefs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(SOMAJOR)
+	ln -sf libprefs.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libprefs.so
+	install -m 0644 include/prefs/Prefs.h include/prefs/module.modulemap $(DESTDIR)$(PREFIX)/include/prefs/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' pkgconfig/prefs.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/prefs.pc
+
+example:
+	$(MAKE) install PREFIX=$(STAGE)
+	@mkdir -p build
+	cc -std=c99 -Wall -Wextra -o build/xml_demo examples/xml_demo.c \
+	    $$(PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config --cflags --libs prefs)
+	./build/xml_demo
+
+check: deps test-swift test-c
+
+test-swift:
+	$(SWIFT) test
+
+test-c:
+	$(MAKE) install PREFIX=$(STAGE)
+	bash Tests/C/run.sh $(STAGE)
+
+clean:
+	rm -rf build .build

@@ -1,0 +1,103 @@
+import CPrefs
+import Glibc
+import PrefsCore
+
+// How C handles map to Swift objects. A `PrefsTypeRef` is an unmanaged
+// pointer to either a core `PropertyList` (shared with the core, never
+// copied) or an `ErrorObject`; the C reference count is the Swift one.
+
+/// The C face of a `PrefsError`.
+final class ErrorObject {
+    let error: PrefsError
+    init(_ error: PrefsError) { self.error = error }
+}
+
+@inline(__always)
+func anyObject(_ p: UnsafeRawPointer) -> AnyObject {
+    Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue()
+}
+
+/// The property list behind a handle; `nil` for NULL or another kind of object.
+@inline(__always)
+func plist(_ p: UnsafeRawPointer?) -> PropertyList? {
+    guard let p else { return nil }
+    let o = anyObject(p)
+    guard ObjectIdentifier(type(of: o)) == ObjectIdentifier(PropertyList.self) else { return nil }
+    return unsafeDowncast(o, to: PropertyList.self)
+}
+
+@inline(__always)
+func plist(_ p: OpaquePointer?) -> PropertyList? { plist(UnsafeRawPointer(p)) }
+
+/// The error behind a handle; `nil` for NULL or another kind of object.
+func errorObject(_ p: OpaquePointer?) -> ErrorObject? {
+    guard let p else { return nil }
+    return anyObject(UnsafeRawPointer(p)) as? ErrorObject
+}
+
+/// A +1 handle for `v`.
+@inline(__always)
+func retained(_ v: PropertyList) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(v).toOpaque())
+}
+
+/// A borrowed handle for `v`, valid while something else keeps `v` alive.
+@inline(__always)
+func borrowed(_ v: PropertyList) -> UnsafeRawPointer {
+    UnsafeRawPointer(Unmanaged.passUnretained(v).toOpaque())
+}
+
+/// A new `malloc`ed NUL-terminated copy of `s`, for the caller to `PrefsFree`.
+func mallocCString(_ s: String) -> UnsafeMutablePointer<CChar>? {
+    var s = s
+    return s.withUTF8 { u in
+        guard let p = malloc(u.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        if u.count > 0 { memcpy(p, u.baseAddress!, u.count) }
+        p[u.count] = 0
+        return p
+    }
+}
+
+// MARK: The per-thread last error
+
+private let lastErrorKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { p in
+        if let p { Unmanaged<ErrorObject>.fromOpaque(p).release() }
+    }
+    return key
+}()
+
+/// Records that this thread's latest call succeeded.
+@inline(__always)
+func succeeded() {
+    if let old = pthread_getspecific(lastErrorKey) {
+        pthread_setspecific(lastErrorKey, nil)
+        Unmanaged<ErrorObject>.fromOpaque(old).release()
+    }
+}
+
+/// Records `error` as this thread's latest failure.
+func failed(_ error: PrefsError) {
+    let new = Unmanaged.passRetained(ErrorObject(error)).toOpaque()
+    let old = pthread_getspecific(lastErrorKey)
+    pthread_setspecific(lastErrorKey, new)
+    if let old { Unmanaged<ErrorObject>.fromOpaque(old).release() }
+}
+
+/// Records `error`, stores a +1 copy in `outError` when given, and returns `nil`.
+func failed<T>(_ error: PrefsError, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> T? {
+    failed(error)
+    outError?.pointee = OpaquePointer(Unmanaged.passRetained(ErrorObject(error)).toOpaque())
+    return nil
+}
+
+func refuse(_ what: String) {
+    failed(PrefsError(.invalidArgument, what))
+}
+
+/// The error this thread recorded last, +1.
+func copyLastError() -> OpaquePointer? {
+    guard let p = pthread_getspecific(lastErrorKey) else { return nil }
+    return OpaquePointer(Unmanaged<ErrorObject>.fromOpaque(p).retain().toOpaque())
+}

@@ -1,0 +1,55 @@
+import CPrefs
+import PrefsCore
+
+// The "Serialization", "Errors" and "Version" sections of Prefs.h.
+
+@c @implementation
+public func PrefsPropertyListCreateWithData(_ bytes: UnsafeRawPointer?, _ length: Int, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> UnsafeRawPointer? {
+    guard length == 0 || bytes != nil else {
+        return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateWithData: NULL bytes with a length of \(length)"), outError)
+    }
+    do {
+        let v = try PropertyList.parse(UnsafeRawBufferPointer(start: bytes, count: length))
+        succeeded()
+        return UnsafeRawPointer(retained(v))
+    } catch {
+        return failed(error, outError)
+    }
+}
+
+@c @implementation
+public func PrefsPropertyListCreateXMLData(_ propertyList: UnsafeRawPointer, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
+    guard let v = plist(propertyList) else {
+        return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateXMLData: not a property list"), outError)
+    }
+    do {
+        let bytes = try v.xmlData()
+        succeeded()
+        return retained(.data(bytes))
+    } catch {
+        return failed(error, outError)
+    }
+}
+
+@c @implementation
+public func PrefsCopyLastError() -> OpaquePointer? {
+    copyLastError()
+}
+
+@c @implementation
+public func PrefsErrorGetCode(_ error: OpaquePointer) -> PrefsErrorCode {
+    guard let e = errorObject(error) else { return kPrefsErrorInvalidArgument }
+    return PrefsErrorCode(rawValue: UInt32(e.error.code.rawValue))
+}
+
+@c @implementation
+public func PrefsErrorCopyDescription(_ error: OpaquePointer) -> UnsafeMutablePointer<CChar>? {
+    guard let e = errorObject(error) else { return mallocCString("not an error object") }
+    return mallocCString(e.error.message)
+}
+
+@c @implementation
+public func PrefsGetVersionNumber() -> Int32 {
+    succeeded()
+    return PREFS_VERSION_NUMBER
+}

@@ -1,0 +1,303 @@
+import CPrefs
+import Glibc
+import PrefsCore
+
+// The "Values" section of Prefs.h. Each function records its outcome for
+// PrefsCopyLastError; Retain, Release and Free do not.
+
+@c @implementation
+public func PrefsRetain(_ object: UnsafeRawPointer?) -> UnsafeRawPointer? {
+    if let object { _ = Unmanaged<AnyObject>.fromOpaque(object).retain() }
+    return object
+}
+
+@c @implementation
+public func PrefsRelease(_ object: UnsafeRawPointer?) {
+    if let object { Unmanaged<AnyObject>.fromOpaque(object).release() }
+}
+
+@c @implementation
+public func PrefsFree(_ memory: UnsafeMutableRawPointer?) {
+    free(memory)
+}
+
+@c @implementation
+public func PrefsGetType(_ object: UnsafeRawPointer) -> PrefsType {
+    succeeded()
+    guard let v = plist(object) else { return kPrefsTypeError }
+    switch v.kind {
+    case .string: return kPrefsTypeString
+    case .integer: return kPrefsTypeInteger
+    case .real: return kPrefsTypeReal
+    case .boolean: return kPrefsTypeBoolean
+    case .date: return kPrefsTypeDate
+    case .data: return kPrefsTypeData
+    case .array: return kPrefsTypeArray
+    case .dictionary: return kPrefsTypeDictionary
+    }
+}
+
+@c @implementation
+public func PrefsEqual(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer?) -> Bool {
+    succeeded()
+    if a == b { return true }
+    guard let a, let b else { return false }
+    if let x = plist(a), let y = plist(b) { return x == y }
+    if let x = anyObject(a) as? ErrorObject, let y = anyObject(b) as? ErrorObject { return x.error == y.error }
+    return false
+}
+
+@c @implementation
+public func PrefsCopyDescription(_ object: UnsafeRawPointer) -> UnsafeMutablePointer<CChar>? {
+    succeeded()
+    if let v = plist(object) { return mallocCString(OldStylePlist.format(v)) }
+    if let e = anyObject(object) as? ErrorObject { return mallocCString(e.error.message) }
+    return nil
+}
+
+// MARK: Strings
+
+@c @implementation
+public func PrefsStringCreate(_ utf8: UnsafePointer<CChar>) -> OpaquePointer? {
+    PrefsStringCreateWithBytes(utf8, strlen(utf8))
+}
+
+@c @implementation
+public func PrefsStringCreateWithBytes(_ bytes: UnsafePointer<CChar>?, _ length: Int) -> OpaquePointer? {
+    if length == 0 { succeeded(); return retained(.string("")) }
+    guard let bytes else { refuse("PrefsStringCreateWithBytes: NULL bytes with a length of \(length)"); return nil }
+    let buffer = UnsafeRawBufferPointer(start: bytes, count: length).bindMemory(to: UInt8.self)
+    guard let s = String(validating: buffer, as: UTF8.self) else {
+        refuse("PrefsStringCreate: the bytes are not valid UTF-8")
+        return nil
+    }
+    succeeded()
+    return retained(.string(s))
+}
+
+private let emptyCString: StaticString = ""
+
+@c @implementation
+public func PrefsStringGetCString(_ string: OpaquePointer) -> UnsafePointer<CChar> {
+    guard let p = plist(string)?.stableCString() else {
+        refuse("PrefsStringGetCString: not a string")
+        return UnsafeRawPointer(emptyCString.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+    succeeded()
+    return p
+}
+
+@c @implementation
+public func PrefsStringGetLength(_ string: OpaquePointer) -> Int {
+    guard let s = plist(string)?.stringValue else { refuse("PrefsStringGetLength: not a string"); return 0 }
+    succeeded()
+    return s.utf8.count
+}
+
+// MARK: Numbers
+
+@c @implementation
+public func PrefsNumberCreateInt64(_ value: Int64) -> OpaquePointer {
+    succeeded()
+    return retained(PropertyList(.integer(Int128(value))))
+}
+
+@c @implementation
+public func PrefsNumberCreateUInt64(_ value: UInt64) -> OpaquePointer {
+    succeeded()
+    return retained(PropertyList(.integer(Int128(value))))
+}
+
+@c @implementation
+public func PrefsNumberCreateDouble(_ value: Double) -> OpaquePointer {
+    succeeded()
+    return retained(PropertyList(.real(value)))
+}
+
+/// Converts a number exactly, or records why not.
+private func exactly<T>(_ number: OpaquePointer, _ name: String, _ fromInteger: (Int128) -> T?, _ fromReal: (Double) -> T?) -> T? {
+    guard let v = plist(number) else { refuse("\(name): not a number"); return nil }
+    let result: T?
+    switch v.value {
+    case .integer(let i): result = fromInteger(i)
+    case .real(let d): result = fromReal(d)
+    default: refuse("\(name): not a number"); return nil
+    }
+    if result == nil {
+        refuse("\(name): \(v) is not exactly representable")
+    } else {
+        succeeded()
+    }
+    return result
+}
+
+@c @implementation
+public func PrefsNumberGetInt64(_ number: OpaquePointer, _ out: UnsafeMutablePointer<Int64>) -> Bool {
+    guard let v = exactly(number, "PrefsNumberGetInt64", { Int64(exactly: $0) }, { Int64(exactly: $0) }) else { return false }
+    out.pointee = v
+    return true
+}
+
+@c @implementation
+public func PrefsNumberGetUInt64(_ number: OpaquePointer, _ out: UnsafeMutablePointer<UInt64>) -> Bool {
+    guard let v = exactly(number, "PrefsNumberGetUInt64", { UInt64(exactly: $0) }, { UInt64(exactly: $0) }) else { return false }
+    out.pointee = v
+    return true
+}
+
+@c @implementation
+public func PrefsNumberGetDouble(_ number: OpaquePointer, _ out: UnsafeMutablePointer<Double>) -> Bool {
+    guard let v = exactly(number, "PrefsNumberGetDouble", { Double(exactly: $0) }, { $0 }) else { return false }
+    out.pointee = v
+    return true
+}
+
+// MARK: Booleans and dates
+
+@c @implementation
+public func PrefsBooleanCreate(_ value: Bool) -> OpaquePointer {
+    succeeded()
+    return retained(.boolean(value))
+}
+
+@c @implementation
+public func PrefsBooleanGetValue(_ boolean: OpaquePointer) -> Bool {
+    guard let b = plist(boolean)?.booleanValue else { refuse("PrefsBooleanGetValue: not a boolean"); return false }
+    succeeded()
+    return b
+}
+
+@c @implementation
+public func PrefsDateCreate(_ unixTime: Double) -> OpaquePointer {
+    succeeded()
+    return retained(.date(unixTime))
+}
+
+@c @implementation
+public func PrefsDateGetUnixTime(_ date: OpaquePointer) -> Double {
+    guard let t = plist(date)?.dateValue else { refuse("PrefsDateGetUnixTime: not a date"); return 0 }
+    succeeded()
+    return t
+}
+
+// MARK: Data
+
+@c @implementation
+public func PrefsDataCreate(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer {
+    guard length > 0, let bytes else {
+        if length > 0 { refuse("PrefsDataCreate: NULL bytes with a length of \(length); made empty data") } else { succeeded() }
+        return retained(.data([]))
+    }
+    succeeded()
+    return retained(.data(Array(UnsafeRawBufferPointer(start: bytes, count: length))))
+}
+
+private nonisolated(unsafe) let emptyBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+
+@c @implementation
+public func PrefsDataGetBytePtr(_ data: OpaquePointer) -> UnsafePointer<UInt8> {
+    // The array lives inside the immutable value, so its storage does not move.
+    guard let v = plist(data), case .data(let bytes) = v.value else {
+        refuse("PrefsDataGetBytePtr: not data")
+        return UnsafePointer(emptyBytes)
+    }
+    succeeded()
+    return bytes.withUnsafeBufferPointer { $0.baseAddress } ?? UnsafePointer(emptyBytes)
+}
+
+@c @implementation
+public func PrefsDataGetLength(_ data: OpaquePointer) -> Int {
+    guard let bytes = plist(data)?.dataValue else { refuse("PrefsDataGetLength: not data"); return 0 }
+    succeeded()
+    return bytes.count
+}
+
+// MARK: Arrays
+
+@c @implementation
+public func PrefsArrayCreate(_ values: UnsafePointer<UnsafeRawPointer?>?, _ count: Int) -> OpaquePointer? {
+    guard count == 0 || values != nil else { refuse("PrefsArrayCreate: NULL values with a count of \(count)"); return nil }
+    var items = [PropertyList]()
+    items.reserveCapacity(count)
+    for i in 0..<count {
+        guard let v = plist(values![i]) else { refuse("PrefsArrayCreate: element \(i) is NULL or not a property list"); return nil }
+        items.append(v)
+    }
+    return checkedContainer(PropertyList(.array(items)), "PrefsArrayCreate")
+}
+
+/// Refuses containers deeper than the XML format holds, so that every value
+/// can be written and no value is deep enough to exhaust the stack.
+private func checkedContainer(_ v: PropertyList, _ name: String) -> OpaquePointer? {
+    guard v.depth < PropertyList.maxNesting else {
+        failed(PrefsError(.tooDeep, "\(name): nesting deeper than \(PropertyList.maxNesting) levels"))
+        return nil
+    }
+    succeeded()
+    return retained(v)
+}
+
+@c @implementation
+public func PrefsArrayGetCount(_ array: OpaquePointer) -> Int {
+    guard let items = plist(array)?.arrayValue else { refuse("PrefsArrayGetCount: not an array"); return 0 }
+    succeeded()
+    return items.count
+}
+
+@c @implementation
+public func PrefsArrayGetValueAtIndex(_ array: OpaquePointer, _ index: Int) -> UnsafeRawPointer? {
+    guard let items = plist(array)?.arrayValue else { refuse("PrefsArrayGetValueAtIndex: not an array"); return nil }
+    guard index >= 0 && index < items.count else {
+        refuse("PrefsArrayGetValueAtIndex: index \(UInt(bitPattern: index)) out of range (count \(items.count))")
+        return nil
+    }
+    succeeded()
+    return borrowed(items[index])
+}
+
+// MARK: Dictionaries
+
+@c @implementation
+public func PrefsDictionaryCreate(_ keys: UnsafePointer<UnsafePointer<CChar>?>?, _ values: UnsafePointer<UnsafeRawPointer?>?, _ count: Int) -> OpaquePointer? {
+    guard count == 0 || (keys != nil && values != nil) else {
+        refuse("PrefsDictionaryCreate: NULL keys or values with a count of \(count)")
+        return nil
+    }
+    var entries = [PropertyList.Key: PropertyList](minimumCapacity: count)
+    for i in 0..<count {
+        guard let k = keys![i], let key = String(validatingCString: k) else {
+            refuse("PrefsDictionaryCreate: key \(i) is NULL or not valid UTF-8")
+            return nil
+        }
+        guard let v = plist(values![i]) else {
+            refuse("PrefsDictionaryCreate: the value of \"\(key)\" is NULL or not a property list")
+            return nil
+        }
+        entries[PropertyList.Key(key)] = v
+    }
+    return checkedContainer(PropertyList(.dictionary(entries)), "PrefsDictionaryCreate")
+}
+
+@c @implementation
+public func PrefsDictionaryGetCount(_ dictionary: OpaquePointer) -> Int {
+    guard let d = plist(dictionary)?.dictionaryValue else { refuse("PrefsDictionaryGetCount: not a dictionary"); return 0 }
+    succeeded()
+    return d.count
+}
+
+@c @implementation
+public func PrefsDictionaryGetValue(_ dictionary: OpaquePointer, _ key: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    guard let d = plist(dictionary)?.dictionaryValue else { refuse("PrefsDictionaryGetValue: not a dictionary"); return nil }
+    succeeded()
+    return d[PropertyList.Key(String(cString: key))].map(borrowed)
+}
+
+@c @implementation
+public func PrefsDictionaryCopyKeys(_ dictionary: OpaquePointer) -> OpaquePointer {
+    guard let d = plist(dictionary)?.dictionaryValue else {
+        refuse("PrefsDictionaryCopyKeys: not a dictionary")
+        return retained(.array([]))
+    }
+    succeeded()
+    return retained(.array(d.keys.sorted().map { .string($0.string) }))
+}

@@ -1,1 +1,0 @@
-// C face: filled in below
