@@ -19,7 +19,7 @@ struct XMLWriter {
         var w = XMLWriter()
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
-        do {
+        do throws(Failure) {
             try w.append(value, indent: 0)
         } catch {
             let path = error.path.reversed().joined()
@@ -77,7 +77,7 @@ struct XMLWriter {
             if items.isEmpty { literal("<array/>\n"); return }
             literal("<array>\n")
             for (i, item) in items.enumerated() {
-                do { try append(item, indent: indent + 1) } catch { throw error.at("[\(i)]") }
+                do throws(Failure) { try append(item, indent: indent + 1) } catch { throw error.at("[\(i)]") }
             }
             tabs(indent)
             literal("</array>\n")
@@ -87,9 +87,9 @@ struct XMLWriter {
             for key in entries.keys.sorted() {
                 tabs(indent + 1)
                 literal("<key>")
-                do { try escaped(key.string, what: "key") } catch { throw error.at(".\(key.string)") }
+                do throws(Failure) { try escaped(key.string, what: "key") } catch { throw error.at(".\(key.string)") }
                 literal("</key>\n")
-                do { try append(entries[key]!, indent: indent + 1) } catch { throw error.at(".\(key.string)") }
+                do throws(Failure) { try append(entries[key]!, indent: indent + 1) } catch { throw error.at(".\(key.string)") }
             }
             tabs(indent)
             literal("</dict>\n")

@@ -275,3 +275,6 @@ extension PropertyList: CustomStringConvertible {
     /// The old-style (OpenStep) text form, as `prefs read` prints it.
     public var description: String { OldStylePlist.format(self) }
 }
+
+/// The entries of a dictionary value, with byte-exact keys.
+public typealias PropertyListDictionary = [PropertyList.Key: PropertyList]

@@ -1,0 +1,119 @@
+import Glibc
+
+/// One domain file in memory: what it held when last read, and this
+/// process's changes not yet written. Guarded by the owning store's lock.
+final class Domain: @unchecked Sendable {
+    typealias Values = PropertyListDictionary
+
+    let path: String
+    /// What reads see: the file's content with `pending` applied.
+    private(set) var values: Values = [:]
+    /// This process's changes since the last write; `nil` removes the key.
+    private(set) var pending: [PropertyList.Key: PropertyList?] = [:]
+    /// The file as last read or written; `nil` when it did not exist.
+    private(set) var stamp: FileSystem.Stamp? = nil
+    private(set) var loaded = false
+    /// Why the file on disk could not be used, when it could not.
+    private(set) var problem: PrefsError? = nil
+
+    init(path: String) { self.path = path }
+
+    var hasPendingChanges: Bool { !pending.isEmpty }
+
+    /// Reads the file when it was never read or has changed since. Returns
+    /// whether the values may have changed. A file that does not parse is
+    /// left untouched on disk and reported in ``problem``; this process's
+    /// view of the domain is then empty (plus its own pending changes).
+    @discardableResult
+    func refresh() -> Bool {
+        let target = FileSystem.resolvingLinks(path)
+        if loaded {
+            let now = try? FileSystem.stamp(target)
+            if now == stamp { return false }
+        }
+        loaded = true
+        do throws(PrefsError) {
+            guard let (bytes, stamp) = try FileSystem.read(target) else {
+                self.stamp = nil
+                problem = nil
+                rebuild(from: [:])
+                return true
+            }
+            self.stamp = stamp
+            do throws(PrefsError) {
+                rebuild(from: try Domain.decode(bytes, path: target))
+                problem = nil
+            } catch {
+                problem = error
+                rebuild(from: [:])
+            }
+        } catch {
+            problem = error
+        }
+        return true
+    }
+
+    /// The dictionary a domain file holds, or why it holds none.
+    static func decode(_ bytes: [UInt8], path: String) throws(PrefsError) -> Values {
+        let value: PropertyList
+        do throws(PrefsError) {
+            value = try PropertyList.parse(bytes)
+        } catch {
+            throw PrefsError(.corruptFile, "\(path) does not parse (\(error.message)); it is kept as it is")
+        }
+        guard let d = value.dictionaryValue else {
+            throw PrefsError(.corruptFile, "\(path) holds a \(value.kind), not a dictionary; it is kept as it is")
+        }
+        return d
+    }
+
+    private func rebuild(from stored: Values) {
+        var v = stored
+        for (k, change) in pending { v[k] = change }
+        values = v
+    }
+
+    /// Records a change made by this process; reads see it at once.
+    func set(_ key: PropertyList.Key, _ value: PropertyList?) {
+        if !loaded { refresh() }
+        pending[key] = .some(value)
+        values[key] = value
+    }
+
+    /// Writes this process's pending changes: under an exclusive lock on the
+    /// file's directory, re-reads the file, applies only the pending keys,
+    /// and replaces the file atomically and durably. A file that does not
+    /// parse is first moved aside (never overwritten) and reported through
+    /// the returned note. On failure nothing on disk changes and the
+    /// changes stay pending.
+    func commit() throws(PrefsError) -> PrefsError? {
+        guard !pending.isEmpty else { return nil }
+        let target = FileSystem.resolvingLinks(path)
+        let dir = FileSystem.parent(of: target)
+        try FileSystem.makeDirectories(dir)
+        var note: PrefsError? = nil
+        try FileSystem.withDirectoryLock(dir) { () throws(PrefsError) in
+            var stored: Values = [:]
+            var mode: mode_t = 0o600
+            if let (bytes, _) = try FileSystem.read(target) {
+                var st = stat()
+                if stat(target, &st) == 0 { mode = st.st_mode & 0o7777 }
+                do throws(PrefsError) {
+                    stored = try Domain.decode(bytes, path: target)
+                } catch {
+                    let aside = try FileSystem.moveAsideCorrupt(target)
+                    note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
+                }
+            }
+            for (k, change) in pending { stored[k] = change }
+            let bytes = try PropertyList(.dictionary(stored)).xmlData()
+            try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
+            pending = [:]
+            values = stored
+            stamp = try? FileSystem.stamp(target)
+            problem = nil
+            loaded = true
+        }
+        return note
+    }
+}

@@ -1,0 +1,452 @@
+import Glibc
+import Synchronization
+
+/// The preferences of this process: every domain it has touched, the search
+/// list that combines them, and the in-memory domains (arguments,
+/// registration, volatile and language domains).
+///
+/// One store serves the C API and the Swift API alike. Every method is
+/// thread-safe. Changes are visible to this process at once; they reach the
+/// disk at ``synchronize(application:)``, by themselves within
+/// ``flushDelaySeconds``, and when the process exits normally.
+public final class PreferencesStore: Sendable {
+    /// The store of this process, placed by the environment at first use.
+    public static let shared = PreferencesStore(locations: .fromEnvironment(), arguments: nil)
+
+    /// How long a change may wait before it is written by itself.
+    public static let flushDelaySeconds = 1
+
+    /// Where this store's files live.
+    public let locations: Locations
+    private let state: Mutex<State>
+
+    /// A store whose files live at `locations`. `arguments` fills the
+    /// argument domain (`nil`: this process's command line, at first use).
+    public init(locations: Locations, arguments: [String]? = nil) {
+        self.locations = locations
+        var s = State()
+        if let arguments { s.arguments = ArgumentDomain.parse(arguments) }
+        s.languages = Languages.fromEnvironment()
+        state = Mutex(s)
+    }
+
+    struct State: ~Copyable {
+        var domains: [String: Domain] = [:]
+        var arguments: PropertyListDictionary? = nil
+        /// Registrations by application; `globalDomainName` holds those for every app.
+        var registration: [String: PropertyListDictionary] = [:]
+        /// Suites by application, newest first.
+        var suites: [String: [String]] = [:]
+        var volatile: [String: PropertyListDictionary] = [:]
+        var languages = Languages(list: [], locale: "en_US")
+        var views: [String: SearchView] = [:]
+        var flushScheduled = false
+    }
+
+    /// The merged search list of one application, rebuilt when a layer
+    /// changes shape and patched key by key on sets.
+    final class SearchView: @unchecked Sendable {
+        let layers: [Layer]
+        var merged: PropertyListDictionary? = nil
+        init(layers: [Layer]) { self.layers = layers }
+    }
+
+    /// One entry of a search list.
+    enum Layer: Equatable {
+        case file(String)
+        case managed(String)
+        case arguments
+        case languages
+        case registration(String)
+    }
+
+    // MARK: Application IDs
+
+    /// The application ID `id` stands for: the global domain for
+    /// `NSGlobalDomain`, the current process for `nil`. Throws for IDs files
+    /// cannot hold.
+    public static func canonicalApplication(_ id: String) throws(PrefsError) -> String {
+        if id == globalDomainName { return globalDomainName }
+        if let problem = ApplicationID.problem(id) { throw PrefsError(.invalidApplicationID, problem) }
+        return id
+    }
+
+    // MARK: The search list
+
+    func layers(for app: String, _ s: borrowing State) -> [Layer] {
+        var l: [Layer] = locations.managedPaths(of: app).map { .managed($0) }
+        l.append(.arguments)
+        func files(_ a: String, _ user: DomainUser) -> [Layer] {
+            [.file(locations.path(of: DomainID(application: a, user: user, host: .current))),
+             .file(locations.path(of: DomainID(application: a, user: user, host: .any)))]
+        }
+        let suites = s.suites[app] ?? []
+        let isGlobal = app == globalDomainName
+        if !isGlobal { l += files(app, .current) }
+        for suite in suites { l += files(suite, .current) }
+        l += files(globalDomainName, .current)
+        if !isGlobal { l += files(app, .any) }
+        for suite in suites { l += files(suite, .any) }
+        l += files(globalDomainName, .any)
+        l.append(.languages)
+        if !isGlobal { l.append(.registration(app)) }
+        l.append(.registration(globalDomainName))
+        return l
+    }
+
+    private func domain(_ path: String, _ s: inout State) -> Domain {
+        if let d = s.domains[path] { return d }
+        let d = Domain(path: path)
+        d.refresh()
+        s.domains[path] = d
+        return d
+    }
+
+    private func arguments(_ s: inout State) -> PropertyListDictionary {
+        if let a = s.arguments { return a }
+        let a = ArgumentDomain.parse(ProcessArguments.current)
+        s.arguments = a
+        return a
+    }
+
+    /// The value one layer holds for `key`.
+    private func lookup(_ key: PropertyList.Key, in layer: Layer, _ s: inout State) -> PropertyList? {
+        switch layer {
+        case .file(let p), .managed(let p): return domain(p, &s).values[key]
+        case .arguments: return arguments(&s)[key]
+        case .languages:
+            for lang in s.languages.list {
+                if let v = s.volatile[lang]?[key] { return v }
+            }
+            return nil
+        case .registration(let app): return s.registration[app]?[key]
+        }
+    }
+
+    private func layerValues(_ layer: Layer, _ s: inout State) -> PropertyListDictionary {
+        switch layer {
+        case .file(let p), .managed(let p): return domain(p, &s).values
+        case .arguments: return arguments(&s)
+        case .languages:
+            var merged = PropertyListDictionary()
+            for lang in s.languages.list.reversed() {
+                merged.merge(s.volatile[lang] ?? [:]) { _, new in new }
+            }
+            return merged
+        case .registration(let app): return s.registration[app] ?? [:]
+        }
+    }
+
+    private func view(_ app: String, _ s: inout State) -> SearchView {
+        if let v = s.views[app], v.merged != nil { return v }
+        let v = s.views[app] ?? SearchView(layers: layers(for: app, s))
+        var merged = PropertyListDictionary()
+        for layer in v.layers.reversed() {
+            merged.merge(layerValues(layer, &s)) { _, new in new }
+        }
+        if merged["AppleLanguages"] == nil {
+            merged["AppleLanguages"] = .array(s.languages.list.map { .string($0) })
+        }
+        if merged["AppleLocale"] == nil { merged["AppleLocale"] = .string(s.languages.locale) }
+        v.merged = merged
+        s.views[app] = v
+        return v
+    }
+
+    /// Forgets every merged view (a layer changed shape).
+    private func invalidateViews(_ s: inout State) {
+        for v in s.views.values { v.merged = nil }
+    }
+
+    /// Patches `key` in every view that searches `path`.
+    private func repatch(_ key: PropertyList.Key, layer changed: Layer, _ s: inout State) {
+        for (app, v) in s.views where v.merged != nil && v.layers.contains(changed) {
+            var found: PropertyList? = nil
+            for layer in v.layers {
+                if let x = lookup(key, in: layer, &s) { found = x; break }
+            }
+            if found == nil, key == "AppleLanguages" { found = .array(s.languages.list.map { .string($0) }) }
+            if found == nil, key == "AppleLocale" { found = .string(s.languages.locale) }
+            v.merged![key] = found
+            s.views[app] = v
+        }
+    }
+
+    // MARK: Reading
+
+    /// The first value for `key` along `app`'s search list.
+    public func value(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
+        let app = try Self.canonicalApplication(app)
+        let k = PropertyList.Key(key)
+        return state.withLock { s in view(app, &s).merged![k] }
+    }
+
+    /// Every key visible along `app`'s search list with the value a read returns.
+    public func dictionary(application app: String) throws(PrefsError) -> PropertyListDictionary {
+        let app = try Self.canonicalApplication(app)
+        return state.withLock { s in view(app, &s).merged! }
+    }
+
+    /// Whether a managed value decides `key` for `app`.
+    public func isForced(_ key: String, application app: String) throws(PrefsError) -> Bool {
+        let app = try Self.canonicalApplication(app)
+        let k = PropertyList.Key(key)
+        return state.withLock { s in
+            locations.managedPaths(of: app).contains { domain($0, &s).values[k] != nil }
+        }
+    }
+
+    /// The values of one stored domain, without the search list; `keys` nil
+    /// for all of them.
+    public func values(in id: DomainID, keys: [String]? = nil) throws(PrefsError) -> PropertyListDictionary {
+        let id = try Self.validated(id)
+        let path = locations.path(of: id)
+        return state.withLock { s in
+            let all = domain(path, &s).values
+            guard let keys else { return all }
+            var out = PropertyListDictionary()
+            for k in keys { if let v = all[PropertyList.Key(k)] { out[PropertyList.Key(k)] = v } }
+            return out
+        }
+    }
+
+    /// Why the file of `id` could not be used, when it could not.
+    public func problem(in id: DomainID) throws(PrefsError) -> PrefsError? {
+        let id = try Self.validated(id)
+        let path = locations.path(of: id)
+        return state.withLock { s in domain(path, &s).problem }
+    }
+
+    /// Problems of the files along `app`'s search list (files that do not
+    /// parse, files that cannot be read).
+    public func problems(application app: String) throws(PrefsError) -> [PrefsError] {
+        let app = try Self.canonicalApplication(app)
+        return state.withLock { s in
+            let v = view(app, &s)
+            return v.layers.compactMap { layer -> PrefsError? in
+                switch layer {
+                case .file(let p), .managed(let p): return s.domains[p]?.problem
+                default: return nil
+                }
+            }
+        }
+    }
+
+    static func validated(_ id: DomainID) throws(PrefsError) -> DomainID {
+        DomainID(application: try canonicalApplication(id.application), user: id.user, host: id.host)
+    }
+
+    /// The applications with a stored domain for `user` and `host`, sorted
+    /// (the global domain is not listed).
+    public func applications(user: DomainUser, host: DomainHost) -> [String] {
+        let base = user == .current ? locations.userDirectory : locations.systemDirectory
+        var names: [String] = []
+        let suffix = host == .any ? ".plist" : ".\(locations.hostID).plist"
+        for name in FileSystem.list(host == .any ? base : base + "/ByHost") where name.hasSuffix(suffix) {
+            let app = String(name.dropLast(suffix.count))
+            if app != globalDomainFileName, !app.hasPrefix("."), ApplicationID.problem(app) == nil { names.append(app) }
+        }
+        return names.sorted { PropertyList.Key($0) < PropertyList.Key($1) }
+    }
+
+    // MARK: Writing
+
+    /// Sets (`nil`: removes) keys of one stored domain as one change: this
+    /// process sees it at once, and another process sees all of it or none
+    /// of it once it is synchronized. Refuses values the XML format cannot
+    /// hold and keys a managed value decides; nothing changes then.
+    public func set(_ changes: [(String, PropertyList?)], in id: DomainID) throws(PrefsError) {
+        let id = try Self.validated(id)
+        for (key, value) in changes {
+            guard let value else { continue }
+            do throws(PrefsError) {
+                _ = try value.xmlData()
+            } catch {
+                throw PrefsError(error.code, "cannot store \"\(key)\": \(error.message)")
+            }
+        }
+        let path = locations.path(of: id)
+        let managed = locations.managedPaths(of: id.application)
+        try state.withLock { (s: inout State) throws(PrefsError) in
+            for (key, _) in changes {
+                let k = PropertyList.Key(key)
+                if managed.contains(where: { domain($0, &s).values[k] != nil }) {
+                    throw PrefsError(.forcedValue, "\"\(key)\" of \(id.application) is managed (forced); the write was refused")
+                }
+            }
+            let d = domain(path, &s)
+            for (key, value) in changes {
+                d.set(PropertyList.Key(key), value)
+            }
+            for (key, _) in changes { repatch(PropertyList.Key(key), layer: .file(path), &s) }
+            scheduleFlush(&s)
+        }
+    }
+
+    /// Writes this process's pending changes of every domain of `app` and
+    /// picks up other processes' changes to the files of its search list.
+    /// Returns a note when a file that did not parse was moved aside.
+    @discardableResult
+    public func synchronize(application app: String) throws(PrefsError) -> PrefsError? {
+        let app = try Self.canonicalApplication(app)
+        return try state.withLock { (s: inout State) throws(PrefsError) -> PrefsError? in
+            var note: PrefsError? = nil
+            var failure: PrefsError? = nil
+            let own = [DomainUser.current, .any].flatMap { u in
+                [DomainHost.current, .any].map { h in locations.path(of: DomainID(application: app, user: u, host: h)) }
+            }
+            for path in own {
+                guard let d = s.domains[path], d.hasPendingChanges else { continue }
+                do throws(PrefsError) { if let n = try d.commit() { note = n } } catch { failure = failure ?? error }
+            }
+            refreshAll(app, &s)
+            if let failure { throw failure }
+            return note
+        }
+    }
+
+    /// Writes the pending changes of one stored domain and re-reads it.
+    @discardableResult
+    public func synchronize(_ id: DomainID) throws(PrefsError) -> PrefsError? {
+        let id = try Self.validated(id)
+        let path = locations.path(of: id)
+        return try state.withLock { (s: inout State) throws(PrefsError) -> PrefsError? in
+            let d = domain(path, &s)
+            let note = try d.commit()
+            if d.refresh() { invalidateViews(&s) }
+            return note
+        }
+    }
+
+    /// Writes every pending change of every domain; the first failure is
+    /// thrown after all were tried.
+    public func synchronizeAll() throws(PrefsError) {
+        try state.withLock { (s: inout State) throws(PrefsError) in
+            var failure: PrefsError? = nil
+            for d in s.domains.values where d.hasPendingChanges {
+                do throws(PrefsError) { _ = try d.commit() } catch { failure = failure ?? error }
+            }
+            s.flushScheduled = false
+            if let failure { throw failure }
+        }
+    }
+
+    private func refreshAll(_ app: String, _ s: inout State) {
+        var changed = false
+        for layer in view(app, &s).layers {
+            if case .file(let p) = layer, let d = s.domains[p], d.refresh() { changed = true }
+            if case .managed(let p) = layer, let d = s.domains[p], d.refresh() { changed = true }
+        }
+        if changed { invalidateViews(&s) }
+    }
+
+    // MARK: In-memory domains
+
+    /// Merges `defaults` into the registration domain of `app`
+    /// (`NSGlobalDomain`: for every application).
+    public func register(_ defaults: PropertyListDictionary, application app: String) throws(PrefsError) {
+        let app = try Self.canonicalApplication(app)
+        state.withLock { s in
+            s.registration[app, default: [:]].merge(defaults) { _, new in new }
+            invalidateViews(&s)
+        }
+    }
+
+    /// Replaces the argument domain with the `-key value` pairs of `args`
+    /// (`args[0]`, the program, is skipped).
+    public func setArguments(_ args: [String]) {
+        state.withLock { s in
+            s.arguments = ArgumentDomain.parse(args)
+            invalidateViews(&s)
+        }
+    }
+
+    /// Sets a named in-memory domain. `NSArgumentDomain` and
+    /// `NSRegistrationDomain` name the argument domain and the registration
+    /// domain for every application; a domain named by one of the user's
+    /// languages is searched as a language domain.
+    public func setVolatileDomain(_ name: String, _ values: PropertyListDictionary?) {
+        state.withLock { s in
+            switch name {
+            case "NSArgumentDomain": s.arguments = values ?? [:]
+            case "NSRegistrationDomain": s.registration[globalDomainName] = values
+            default: s.volatile[name] = values
+            }
+            invalidateViews(&s)
+        }
+    }
+
+    /// The named in-memory domain, if set.
+    public func volatileDomain(_ name: String) -> PropertyListDictionary? {
+        state.withLock { s in
+            switch name {
+            case "NSArgumentDomain": return arguments(&s)
+            case "NSRegistrationDomain": return s.registration[globalDomainName]
+            default: return s.volatile[name]
+            }
+        }
+    }
+
+    /// Adds `suite` to `app`'s search list (newest first).
+    public func addSuite(_ suite: String, to app: String) throws(PrefsError) {
+        let app = try Self.canonicalApplication(app)
+        let suite = try Self.canonicalApplication(suite)
+        guard suite != app, suite != globalDomainName else { return }
+        state.withLock { s in
+            s.suites[app, default: []].removeAll { $0 == suite }
+            s.suites[app, default: []].insert(suite, at: 0)
+            s.views[app] = nil
+        }
+    }
+
+    /// Removes `suite` from `app`'s search list.
+    public func removeSuite(_ suite: String, from app: String) throws(PrefsError) {
+        let app = try Self.canonicalApplication(app)
+        state.withLock { s in
+            s.suites[app]?.removeAll { $0 == suite }
+            s.views[app] = nil
+        }
+    }
+
+    // MARK: Writing by itself
+
+    private func scheduleFlush(_ s: inout State) {
+        FlushOnExit.register(self)
+        guard !s.flushScheduled else { return }
+        s.flushScheduled = true
+        let me = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let made = pthread_create(&thread, nil, { arg in
+            let store = Unmanaged<PreferencesStore>.fromOpaque(arg!).takeRetainedValue()
+            var delay = timespec(tv_sec: PreferencesStore.flushDelaySeconds, tv_nsec: 0)
+            var left = timespec()
+            while nanosleep(&delay, &left) != 0 { delay = left }
+            try? store.synchronizeAll()
+            return nil
+        }, me)
+        if made == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<PreferencesStore>.fromOpaque(me).release()
+            s.flushScheduled = false // the exit handler and synchronize still write
+        }
+    }
+}
+
+/// Writes pending changes when the process exits normally.
+enum FlushOnExit {
+    private static let stores = Mutex<[ObjectIdentifier: PreferencesStore]>([:])
+    private static let installed = Atomic<Bool>(false)
+
+    static func register(_ store: PreferencesStore) {
+        if !installed.exchange(true, ordering: .acquiringAndReleasing) {
+            atexit { FlushOnExit.flushAll() }
+        }
+        stores.withLock { $0[ObjectIdentifier(store)] = store }
+    }
+
+    static func flushAll() {
+        let all = stores.withLock { Array($0.values) }
+        for store in all { try? store.synchronizeAll() }
+    }
+}
