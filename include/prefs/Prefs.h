@@ -343,6 +343,182 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsPropertyListCreateWithData
 PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPropertyListRef propertyList, PrefsErrorRef PREFS_NULLABLE *PREFS_NULLABLE outError);
 
 /* ------------------------------------------------------------------ */
+/* Preferences                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Keys and application IDs are NUL-terminated UTF-8. These constants may
+ * stand wherever an application, user or host name goes. They are compared
+ * by content, so the literal strings work as well.
+ *
+ * An application ID that is empty, longer than 255 bytes, contains '/', or
+ * is "." or ".." is refused with kPrefsErrorInvalidApplicationID: nothing
+ * is read or written. "NSGlobalDomain" and kPrefsAnyApplication both name
+ * the global domain; kPrefsCurrentApplication is the process's own name
+ * (the last path component of argv[0]), as Foundation's
+ * UserDefaults.standard takes it on Linux.
+ *
+ * The search list of PrefsCopyAppValue (first match wins):
+ *   1. managed (forced) values: $PREFS_MANAGED_DIR/<user>/<app>.plist,
+ *      then $PREFS_MANAGED_DIR/<app>.plist (default /etc/prefs/managed)
+ *   2. the argument domain (-key value pairs of the command line)
+ *   3. app, current user, current host
+ *   4. app, current user, any host
+ *   5. each suite, newest first, current user (current host, any host)
+ *   6. global, current user, current host
+ *   7. global, current user, any host
+ *   8. app, any user (current host, then any host)
+ *   9. each suite, any user
+ *  10. global, any user
+ *  11. language domains (volatile domains named by the user's languages)
+ *  12. the registration domain: the app's registrations, then those for
+ *      every app (registered with kPrefsAnyApplication)
+ * A read of AppleLanguages or AppleLocale that no domain answers returns
+ * the user's languages (LANGUAGE, else LC_ALL, LC_MESSAGES, LANG:
+ * fr_FR.UTF-8 is "fr-FR") and locale ("fr_FR").
+ *
+ * Files: current user, any host: $XDG_CONFIG_HOME/<id>.plist ($HOME/.config
+ * when unset or relative); current host: $XDG_CONFIG_HOME/ByHost/
+ * <id>.<host-id>.plist, the host id from /etc/machine-id; any user: the
+ * same under $PREFS_SYSTEM_DIR (default /usr/local/etc); the global
+ * domain's <id> is .GlobalPreferences. Files are written with mode 0600
+ * (an existing file keeps its mode), directories created with 0700.
+ *
+ * Persistence: a set is visible to this process at once. It reaches the
+ * disk at PrefsAppSynchronize/PrefsSynchronize, by itself within one
+ * second (a background thread writes every pending change), and when the
+ * process exits normally (an atexit handler). Writing locks the domain's
+ * directory (flock, released by the kernel if the process dies), re-reads
+ * the file, applies only this process's changed keys, writes a new file
+ * beside it, flushes it, renames it over the old one (a symlinked file is
+ * replaced at its target) and flushes the directory: two processes writing
+ * different keys both keep them, and a reader never sees a torn file.
+ *
+ * A stored file that does not parse is never overwritten or deleted: reads
+ * see the domain as empty, and the next write moves the file aside to
+ * "<file>.corrupt-<UTC time>" before writing a new one. The synchronize
+ * call that moves it returns true (the changes are on disk) and still
+ * records kPrefsErrorCorruptFile for PrefsCopyLastError, naming both files.
+ *
+ * userName is kPrefsCurrentUser, kPrefsAnyUser or the current user's login
+ * name; hostName is kPrefsCurrentHost, kPrefsAnyHost or this machine's host
+ * id. Anything else is refused with kPrefsErrorInvalidArgument.
+ */
+#define kPrefsAnyApplication "kPrefsAnyApplication"
+#define kPrefsCurrentApplication "kPrefsCurrentApplication"
+#define kPrefsAnyUser "kPrefsAnyUser"
+#define kPrefsCurrentUser "kPrefsCurrentUser"
+#define kPrefsAnyHost "kPrefsAnyHost"
+#define kPrefsCurrentHost "kPrefsCurrentHost"
+
+/** The first value for `key` along the app's search list (+1), or NULL
+ *  when no layer has it (or the app ID is refused). Served from memory:
+ *  no system call once the domains are loaded. */
+PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsCopyAppValue(const char *key, const char *applicationID);
+
+/** Sets `key` in the app's current-user, any-host domain (NULL value:
+ *  removes it). This process sees it at once; see "Persistence" above.
+ *  Refused, changing nothing (PrefsCopyLastError tells why): a key a
+ *  managed value decides (kPrefsErrorForcedValue), a value XML cannot hold
+ *  (kPrefsErrorUnrepresentable), a refused application ID. */
+PREFS_EXPORT void PrefsSetAppValue(const char *key, PrefsPropertyListRef PREFS_NULLABLE value, const char *applicationID);
+
+/** Writes this process's pending changes of the app's domains and picks up
+ *  other processes' changes to every file of its search list. true on
+ *  success; false when a write failed (disk full, read-only directory:
+ *  the old file stays intact and the changes stay pending for a later
+ *  try), with the error for PrefsCopyLastError. */
+PREFS_EXPORT bool PrefsAppSynchronize(const char *applicationID);
+
+/** The value of `key` as a boolean: a boolean is itself; an integer is true
+ *  when non-zero; a string YES/NO/true/false in any case, or a decimal
+ *  integer, is valid. Anything else (or no value) returns false and sets
+ *  *keyExistsAndHasValidFormat (when not NULL) to false. */
+PREFS_EXPORT bool PrefsGetAppBooleanValue(const char *key, const char *applicationID, bool *PREFS_NULLABLE keyExistsAndHasValidFormat);
+
+/** The value of `key` as an integer: an integer in the int64_t range is
+ *  itself; a boolean is 1 or 0; a finite real in range is truncated toward
+ *  zero; a string that is entirely a decimal integer (optional sign,
+ *  surrounding spaces) in range is valid. Anything else (no clamping)
+ *  returns 0 and sets *keyExistsAndHasValidFormat (when not NULL) false. */
+PREFS_EXPORT int64_t PrefsGetAppIntegerValue(const char *key, const char *applicationID, bool *PREFS_NULLABLE keyExistsAndHasValidFormat);
+
+/** Adds the suite `suiteID` to the app's search list (searched after the
+ *  app's own domains, newest suite first). */
+PREFS_EXPORT void PrefsAddSuitePreferencesToApp(const char *applicationID, const char *suiteID);
+
+/** Removes the suite `suiteID` from the app's search list. */
+PREFS_EXPORT void PrefsRemoveSuitePreferencesFromApp(const char *applicationID, const char *suiteID);
+
+/** true when a managed (forced) value decides `key` for the app. */
+PREFS_EXPORT bool PrefsAppValueIsForced(const char *key, const char *applicationID);
+
+/** The value of `key` in one stored domain only, no search list (+1), or
+ *  NULL. */
+PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsCopyValue(const char *key, const char *applicationID, const char *userName, const char *hostName);
+
+/** Sets (NULL value: removes) `key` in one stored domain only. Refused as
+ *  PrefsSetAppValue is. */
+PREFS_EXPORT void PrefsSetValue(const char *key, PrefsPropertyListRef PREFS_NULLABLE value, const char *applicationID, const char *userName, const char *hostName);
+
+/** The values of `keysToFetch` (an array of strings; NULL: every key) in
+ *  one stored domain, as a new dictionary; absent keys are left out. NULL
+ *  only when refused. */
+PREFS_EXPORT PrefsDictionaryRef PREFS_NULLABLE PrefsCopyMultiple(PrefsArrayRef PREFS_NULLABLE keysToFetch, const char *applicationID, const char *userName, const char *hostName);
+
+/** Sets every key of `keysToSet` and removes every key named in
+ *  `keysToRemove` (strings) in one stored domain, as one change: another
+ *  process sees all of it or none of it. Either may be NULL. Refused
+ *  whole, changing nothing, when any part is refused. */
+PREFS_EXPORT void PrefsSetMultiple(PrefsDictionaryRef PREFS_NULLABLE keysToSet, PrefsArrayRef PREFS_NULLABLE keysToRemove, const char *applicationID, const char *userName, const char *hostName);
+
+/** As PrefsAppSynchronize, for one stored domain. */
+PREFS_EXPORT bool PrefsSynchronize(const char *applicationID, const char *userName, const char *hostName);
+
+/** The keys of one stored domain, sorted by UTF-8 bytes (+1); an empty
+ *  array when it has none; NULL only when refused. */
+PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsCopyKeyList(const char *applicationID, const char *userName, const char *hostName);
+
+/** The applications with a stored domain for that user and host, sorted
+ *  (+1). The global domain is not listed. NULL only when refused. */
+PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsCopyApplicationList(const char *userName, const char *hostName);
+
+/** Every key visible along the app's search list, each with the value a
+ *  read would return (+1). NULL only when refused. */
+PREFS_EXPORT PrefsDictionaryRef PREFS_NULLABLE PrefsCopyAppDictionary(const char *applicationID);
+
+/** Merges `defaults` into the app's registration domain (memory only,
+ *  searched last). kPrefsAnyApplication registers for every app. */
+PREFS_EXPORT void PrefsRegisterDefaults(PrefsDictionaryRef defaults, const char *applicationID);
+
+/** Registers as defaults the dictionary in the plist file at `path`, or
+ *  the defaults of a settings schema: a dictionary with a
+ *  `PreferenceSpecifiers` array (the Settings.bundle Root.plist format),
+ *  each specifier with `Key` and `DefaultValue` registering that default,
+ *  and a `PSChildPaneSpecifier` with `File` = X also reading X.plist next
+ *  to it, recursively, each file once. false and an error when a file
+ *  cannot be read or parsed; nothing is registered then. */
+PREFS_EXPORT bool PrefsRegisterDefaultsFromFile(const char *path, const char *applicationID, PrefsErrorRef PREFS_NULLABLE *PREFS_NULLABLE outError);
+
+/** Replaces the argument domain with the `-key value` pairs of argv
+ *  (argv[0], the program, is skipped; a value starting with '-' makes no
+ *  pair). A value that parses as a property list (XML or old-style text
+ *  such as "(1, 2)" or "{a = b;}") is stored parsed; anything else as a
+ *  string. Without this call the domain comes from /proc/self/cmdline at
+ *  first use. */
+PREFS_EXPORT void PrefsSetArguments(int argc, const char *const PREFS_NULLABLE *PREFS_NULLABLE argv);
+
+/** Sets the in-memory domain `domainName` (NULL values: removes it). A
+ *  domain named by one of the user's languages ("fr-FR", "fr") is searched
+ *  as a language domain; "NSArgumentDomain" and "NSRegistrationDomain"
+ *  replace the argument domain and the registration domain for every app;
+ *  other names are kept but not searched. */
+PREFS_EXPORT void PrefsSetVolatileDomain(const char *domainName, PrefsDictionaryRef PREFS_NULLABLE values);
+
+/** Removes the in-memory domain `domainName`. */
+PREFS_EXPORT void PrefsRemoveVolatileDomain(const char *domainName);
+
+/* ------------------------------------------------------------------ */
 /* Errors                                                             */
 /* ------------------------------------------------------------------ */
 

@@ -1,0 +1,280 @@
+import CPrefs
+import Glibc
+import PrefsCore
+
+// The "Preferences" section of Prefs.h: C strings in, core calls, handles out.
+
+private var store: PreferencesStore { PreferencesStore.shared }
+
+/// The application a C argument names; records the refusal and returns nil
+/// for IDs the core refuses.
+private func application(_ id: UnsafePointer<CChar>) -> String? {
+    if strcmp(id, kPrefsCurrentApplication) == 0 { return ApplicationID.current }
+    if strcmp(id, kPrefsAnyApplication) == 0 { return globalDomainName }
+    let s = String(cString: id)
+    do throws(PrefsError) {
+        return try PreferencesStore.canonicalApplication(s)
+    } catch {
+        failed(error)
+        return nil
+    }
+}
+
+private func domainID(_ app: UnsafePointer<CChar>, _ user: UnsafePointer<CChar>, _ host: UnsafePointer<CChar>) -> DomainID? {
+    guard let a = application(app) else { return nil }
+    let u: DomainUser
+    if strcmp(user, kPrefsCurrentUser) == 0 || String(cString: user) == store.locations.userName {
+        u = .current
+    } else if strcmp(user, kPrefsAnyUser) == 0 {
+        u = .any
+    } else {
+        refuse("user \"\(String(cString: user))\" is neither kPrefsCurrentUser, kPrefsAnyUser nor the current user")
+        return nil
+    }
+    let h: DomainHost
+    if strcmp(host, kPrefsCurrentHost) == 0 || String(cString: host) == store.locations.hostID {
+        h = .current
+    } else if strcmp(host, kPrefsAnyHost) == 0 {
+        h = .any
+    } else {
+        refuse("host \"\(String(cString: host))\" is neither kPrefsCurrentHost, kPrefsAnyHost nor this machine's id")
+        return nil
+    }
+    return DomainID(application: a, user: u, host: h)
+}
+
+/// Runs `body`, recording its outcome for PrefsCopyLastError.
+private func recording<T>(_ fallback: T, _ body: () throws(PrefsError) -> T) -> T {
+    do throws(PrefsError) {
+        let r = try body()
+        succeeded()
+        return r
+    } catch {
+        failed(error)
+        return fallback
+    }
+}
+
+private func dictionaryHandle(_ d: PropertyListDictionary) -> OpaquePointer {
+    retained(PropertyList(.dictionary(d)))
+}
+
+private func stringArray(_ a: OpaquePointer?, _ name: String) -> [String]? {
+    guard let a else { return [] }
+    guard let items = plist(a)?.arrayValue else { refuse("\(name): not an array"); return nil }
+    var out = [String]()
+    for item in items {
+        guard let s = item.stringValue else { refuse("\(name): holds a value that is not a string"); return nil }
+        out.append(s)
+    }
+    return out
+}
+
+/// Records a synchronize outcome: failures as errors, and a file moved aside
+/// (or still unreadable) as a corrupt-file report even though the call succeeded.
+private func synchronized(_ body: () throws(PrefsError) -> PrefsError?, problems: () -> [PrefsError]) -> Bool {
+    do throws(PrefsError) {
+        if let note = try body() {
+            failed(note)
+        } else if let problem = problems().first {
+            failed(problem)
+        } else {
+            succeeded()
+        }
+        return true
+    } catch {
+        failed(error)
+        return false
+    }
+}
+
+// MARK: The search list
+
+@c @implementation
+public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    guard let app = application(applicationID) else { return nil }
+    return recording(nil) { () throws(PrefsError) in
+        try store.value(forKey: String(cString: key), application: app).map { UnsafeRawPointer(retained($0)) }
+    }
+}
+
+@c @implementation
+public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
+    guard let app = application(applicationID) else { return }
+    setValues([(String(cString: key), value)], DomainID(application: app, user: .current, host: .any))
+}
+
+private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID) {
+    var values = [(String, PropertyList?)]()
+    for (key, handle) in changes {
+        if let handle {
+            guard let v = plist(handle) else { refuse("the value for \"\(key)\" is not a property list"); return }
+            values.append((key, v))
+        } else {
+            values.append((key, nil))
+        }
+    }
+    recording(()) { () throws(PrefsError) in try store.set(values, in: id) }
+}
+
+@c @implementation
+public func PrefsAppSynchronize(_ applicationID: UnsafePointer<CChar>) -> Bool {
+    guard let app = application(applicationID) else { return false }
+    return synchronized({ () throws(PrefsError) in try store.synchronize(application: app) },
+                        problems: { (try? store.problems(application: app)) ?? [] })
+}
+
+@c @implementation
+public func PrefsGetAppBooleanValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Bool {
+    let v = PrefsCopyAppValue(key, applicationID)
+    defer { PrefsRelease(v) }
+    let b = plist(v).flatMap(Coercion.boolean)
+    keyExistsAndHasValidFormat?.pointee = b != nil
+    return b ?? false
+}
+
+@c @implementation
+public func PrefsGetAppIntegerValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Int64 {
+    let v = PrefsCopyAppValue(key, applicationID)
+    defer { PrefsRelease(v) }
+    let i = plist(v).flatMap(Coercion.integer)
+    keyExistsAndHasValidFormat?.pointee = i != nil
+    return i ?? 0
+}
+
+@c @implementation
+public func PrefsAddSuitePreferencesToApp(_ applicationID: UnsafePointer<CChar>, _ suiteID: UnsafePointer<CChar>) {
+    guard let app = application(applicationID), let suite = application(suiteID) else { return }
+    recording(()) { () throws(PrefsError) in try store.addSuite(suite, to: app) }
+}
+
+@c @implementation
+public func PrefsRemoveSuitePreferencesFromApp(_ applicationID: UnsafePointer<CChar>, _ suiteID: UnsafePointer<CChar>) {
+    guard let app = application(applicationID), let suite = application(suiteID) else { return }
+    recording(()) { () throws(PrefsError) in try store.removeSuite(suite, from: app) }
+}
+
+@c @implementation
+public func PrefsAppValueIsForced(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> Bool {
+    guard let app = application(applicationID) else { return false }
+    return recording(false) { () throws(PrefsError) in try store.isForced(String(cString: key), application: app) }
+}
+
+@c @implementation
+public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> OpaquePointer? {
+    guard let app = application(applicationID) else { return nil }
+    return recording(nil) { () throws(PrefsError) in dictionaryHandle(try store.dictionary(application: app)) }
+}
+
+// MARK: One domain
+
+@c @implementation
+public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    guard let id = domainID(applicationID, userName, hostName) else { return nil }
+    let k = String(cString: key)
+    return recording(nil) { () throws(PrefsError) in
+        try store.values(in: id, keys: [k])[PropertyList.Key(k)].map { UnsafeRawPointer(retained($0)) }
+    }
+}
+
+@c @implementation
+public func PrefsSetValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
+    guard let id = domainID(applicationID, userName, hostName) else { return }
+    setValues([(String(cString: key), value)], id)
+}
+
+@c @implementation
+public func PrefsCopyMultiple(_ keysToFetch: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
+    guard let id = domainID(applicationID, userName, hostName) else { return nil }
+    guard let keys = stringArray(keysToFetch, "PrefsCopyMultiple") else { return nil }
+    return recording(nil) { () throws(PrefsError) in
+        dictionaryHandle(try store.values(in: id, keys: keysToFetch == nil ? nil : keys))
+    }
+}
+
+@c @implementation
+public func PrefsSetMultiple(_ keysToSet: OpaquePointer?, _ keysToRemove: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
+    guard let id = domainID(applicationID, userName, hostName) else { return }
+    var changes = [(String, PropertyList?)]()
+    if let keysToSet {
+        guard let d = plist(keysToSet)?.dictionaryValue else { refuse("PrefsSetMultiple: keysToSet is not a dictionary"); return }
+        for (k, v) in d { changes.append((k.string, v)) }
+    }
+    guard let removals = stringArray(keysToRemove, "PrefsSetMultiple") else { return }
+    for k in removals { changes.append((k, nil)) }
+    recording(()) { () throws(PrefsError) in try store.set(changes, in: id) }
+}
+
+@c @implementation
+public func PrefsSynchronize(_ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> Bool {
+    guard let id = domainID(applicationID, userName, hostName) else { return false }
+    return synchronized({ () throws(PrefsError) in try store.synchronize(id) },
+                        problems: { [(try? store.problem(in: id)) ?? nil].compactMap { $0 } })
+}
+
+@c @implementation
+public func PrefsCopyKeyList(_ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
+    guard let id = domainID(applicationID, userName, hostName) else { return nil }
+    return recording(nil) { () throws(PrefsError) in
+        retained(.array(try store.values(in: id).keys.sorted().map { .string($0.string) }))
+    }
+}
+
+@c @implementation
+public func PrefsCopyApplicationList(_ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
+    guard let id = domainID(kPrefsAnyApplication, userName, hostName) else { return nil }
+    succeeded()
+    return retained(.array(store.applications(user: id.user, host: id.host).map { .string($0) }))
+}
+
+// MARK: In-memory domains
+
+@c @implementation
+public func PrefsRegisterDefaults(_ defaults: OpaquePointer, _ applicationID: UnsafePointer<CChar>) {
+    guard let app = application(applicationID) else { return }
+    guard let d = plist(defaults)?.dictionaryValue else { refuse("PrefsRegisterDefaults: not a dictionary"); return }
+    recording(()) { () throws(PrefsError) in try store.register(d, application: app) }
+}
+
+@c @implementation
+public func PrefsRegisterDefaultsFromFile(_ path: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
+    guard let app = application(applicationID) else {
+        if let e = copyLastError() { outError?.pointee = e }
+        return false
+    }
+    do throws(PrefsError) {
+        try store.register(SettingsSchema.defaults(fromFile: String(cString: path)), application: app)
+        succeeded()
+        return true
+    } catch {
+        let _: Bool? = failed(error, outError)
+        return false
+    }
+}
+
+@c @implementation
+public func PrefsSetArguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?) {
+    var args = [String]()
+    if let argv {
+        for i in 0..<Int(max(argc, 0)) { args.append(argv[i].map { String(cString: $0) } ?? "") }
+    }
+    store.setArguments(args)
+    succeeded()
+}
+
+@c @implementation
+public func PrefsSetVolatileDomain(_ domainName: UnsafePointer<CChar>, _ values: OpaquePointer?) {
+    var d: PropertyListDictionary? = nil
+    if let values {
+        guard let v = plist(values)?.dictionaryValue else { refuse("PrefsSetVolatileDomain: not a dictionary"); return }
+        d = v
+    }
+    store.setVolatileDomain(String(cString: domainName), d)
+    succeeded()
+}
+
+@c @implementation
+public func PrefsRemoveVolatileDomain(_ domainName: UnsafePointer<CChar>) {
+    store.setVolatileDomain(String(cString: domainName), nil)
+    succeeded()
+}

@@ -1,0 +1,62 @@
+/// The coercions of the typed getters (`PrefsGetAppBooleanValue`,
+/// `PrefsGetAppIntegerValue`), exactly as the C contract states them.
+public enum Coercion {
+    /// A boolean is itself; an integer is true when non-zero (the full
+    /// 64-bit value); a string `YES`/`NO`/`true`/`false` in any case, or a
+    /// decimal integer, is valid. Anything else: `nil`.
+    public static func boolean(_ v: PropertyList) -> Bool? {
+        switch v.value {
+        case .boolean(let b): return b
+        case .integer(let i): return i != 0
+        case .string(let s):
+            switch asciiLowercased(s) {
+            case "yes", "true": return true
+            case "no", "false": return false
+            default: return decimalInteger(s).map { $0 != 0 }
+            }
+        default: return nil
+        }
+    }
+
+    /// An integer in the `Int64` range is itself; a boolean is 1 or 0; a
+    /// finite real in range is truncated toward zero; a string that is
+    /// entirely a decimal integer (optional sign, surrounding spaces) in
+    /// range is valid. Anything else, with no clamping: `nil`.
+    public static func integer(_ v: PropertyList) -> Int64? {
+        switch v.value {
+        case .integer(let i): return Int64(exactly: i)
+        case .boolean(let b): return b ? 1 : 0
+        case .real(let d):
+            guard d.isFinite else { return nil }
+            return Int64(exactly: d.rounded(.towardZero))
+        case .string(let s): return decimalInteger(s).flatMap { Int64(exactly: $0) }
+        default: return nil
+        }
+    }
+
+    /// Optional spaces, optional sign, decimal digits, optional spaces.
+    static func decimalInteger(_ s: String) -> Int128? {
+        var u = Array(s.utf8)
+        while u.last == 0x20 || u.last == 0x09 { u.removeLast() }
+        var i = 0
+        while i < u.count && (u[i] == 0x20 || u[i] == 0x09) { i += 1 }
+        var negative = false
+        if i < u.count && (u[i] == UInt8(ascii: "-") || u[i] == UInt8(ascii: "+")) {
+            negative = u[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        guard i < u.count, u.count - i <= 40 else { return nil }
+        var v: Int128 = 0
+        while i < u.count {
+            guard u[i] >= UInt8(ascii: "0") && u[i] <= UInt8(ascii: "9") else { return nil }
+            v = v * 10 + Int128(u[i] - UInt8(ascii: "0"))
+            i += 1
+        }
+        return negative ? -v : v
+    }
+
+    private static func asciiLowercased(_ s: String) -> String {
+        guard s.utf8.count <= 5 else { return "" }
+        return String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
