@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+#
+# run.sh <prefix> — the C tests, against the library installed in <prefix>
+# (by `make install PREFIX=<prefix>`), built the way a user builds:
+#
+#   cc -std=c99 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs prefs)
+#
+# with PKG_CONFIG_PATH=<prefix>/lib/pkgconfig and run without
+# LD_LIBRARY_PATH (the .pc file carries an rpath).
+#
+# Items, one line each, then "N passed, N failed":
+#   header/*     Prefs.h compiles warning-free as C99 (gcc, clang) and C++11
+#                (g++), links and runs
+#   library/*    exports only Prefs*/kPrefs*, exports every function the
+#                header declares, SONAME libprefs.so.1, no Swift runtime or
+#                Foundation needed, the installed file layout
+#   example/*    examples/xml_demo.c builds and runs
+#   test_*       each Tests/C/test_*.c, compiled and run
+#
+# Exit status: 0 when every item passed, 1 otherwise, 2 on bad usage.
+# Environment: CC, CLANG, CXX pick the compilers; VERBOSE=1 prints the
+# output of passing items too; TEST_TIMEOUT (seconds, default 900).
+
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 <prefix>" >&2
+    exit 2
+fi
+if [ ! -d "$1" ]; then
+    echo "$0: $1: no such directory (run make install PREFIX=$1 first)" >&2
+    exit 2
+fi
+PREFIX=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+CC=${CC:-cc}
+CXX=${CXX:-g++}
+CLANG=${CLANG:-clang}
+TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+VERBOSE=${VERBOSE:-0}
+
+export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+unset PKG_CONFIG_LIBDIR
+unset LD_LIBRARY_PATH
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-c-tests.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+passed=0
+failed=0
+
+# pass NAME [DETAIL]
+pass() {
+    passed=$((passed + 1))
+    printf 'PASS  %s%s\n' "$1" "${2:+  ($2)}"
+}
+
+# fail NAME DETAIL [LOGFILE]
+fail() {
+    failed=$((failed + 1))
+    printf 'FAIL  %s  (%s)\n' "$1" "$2"
+    if [ -n "${3:-}" ] && [ -s "$3" ]; then
+        if grep -q 'CHECK failed' "$3"; then
+            # The failed checks with their detail lines, then the summary.
+            awk '/CHECK failed/ { p = 1; print; next } /^    / { if (p) print; next } { p = 0 }' "$3" |
+                head -n 120 | sed 's/^/      | /'
+            tail -n 1 "$3" | sed 's/^/      | /'
+        else
+            # A crash, a compile error: the end of the log tells.
+            tail -n 60 "$3" | sed 's/^/      | /'
+        fi
+    fi
+}
+
+# show LOGFILE: the log of a passing item, when VERBOSE=1.
+show() {
+    if [ "$VERBOSE" = 1 ] && [ -s "$1" ]; then
+        sed 's/^/      | /' "$1"
+    fi
+}
+
+# run_limited LOG COMMAND...: runs the command with a time limit, output to LOG.
+run_limited() {
+    local log=$1
+    shift
+    if command -v timeout >/dev/null 2>&1; then
+        timeout --kill-after=10 "$TEST_TIMEOUT" "$@" >"$log" 2>&1
+    else
+        "$@" >"$log" 2>&1
+    fi
+}
+
+# describe_status STATUS: how a program ended, in words.
+describe_status() {
+    local s=$1
+    if [ "$s" -eq 124 ]; then
+        echo "timed out after ${TEST_TIMEOUT}s"
+    elif [ "$s" -gt 128 ]; then
+        echo "killed by signal $((s - 128))"
+    else
+        echo "exit status $s"
+    fi
+}
+
+if ! PC_CFLAGS=$(pkg-config --cflags prefs 2>"$WORK/pc.log") || ! PC_LIBS=$(pkg-config --libs prefs 2>>"$WORK/pc.log"); then
+    fail "pkg-config prefs" "pkg-config finds no prefs.pc in $PKG_CONFIG_PATH" "$WORK/pc.log"
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+# Word splitting of the pkg-config output is intended, as in $(pkg-config ...).
+# shellcheck disable=SC2206
+PC=($PC_CFLAGS $PC_LIBS)
+
+# ------------------------------------------------------------------ #
+# Header checks                                                       #
+# ------------------------------------------------------------------ #
+
+# header_item NAME COMPILER ARGS...: compile header_check.c, link, run.
+header_item() {
+    local name=$1 compiler=$2
+    shift 2
+    local exe="$WORK/${name//\//_}"
+    local log="$exe.log"
+    if ! "$compiler" "$@" -o "$exe" "${PC[@]}" >"$log" 2>&1; then
+        fail "$name" "does not compile: $compiler $*" "$log"
+        return
+    fi
+    if run_limited "$log" "$exe"; then
+        pass "$name" "$(head -n 1 "$log")"
+        show "$log"
+    else
+        fail "$name" "$(describe_status $?)" "$log"
+    fi
+}
+
+STRICT_C=(-std=c99 -Wall -Wextra -pedantic -Werror)
+STRICT_CXX=(-std=c++11 -Wall -Wextra -pedantic -Werror)
+
+if command -v gcc >/dev/null 2>&1; then
+    header_item header/gcc-c99 gcc "${STRICT_C[@]}" "$HERE/header_check.c"
+else
+    fail header/gcc-c99 "gcc not found"
+fi
+if command -v "$CLANG" >/dev/null 2>&1; then
+    header_item header/clang-c99 "$CLANG" "${STRICT_C[@]}" "$HERE/header_check.c"
+else
+    printf 'SKIP  header/clang-c99  (no %s on PATH)\n' "$CLANG"
+fi
+if command -v "$CXX" >/dev/null 2>&1; then
+    header_item header/g++-c++11 "$CXX" "${STRICT_CXX[@]}" -x c++ "$HERE/header_check.c" -x none
+else
+    fail header/g++-c++11 "$CXX not found"
+fi
+
+# ------------------------------------------------------------------ #
+# The shared library                                                  #
+# ------------------------------------------------------------------ #
+
+LIB="$PREFIX/lib/libprefs.so.1"
+
+# Symbols the linker itself defines in every shared object.
+is_linker_symbol() {
+    case "$1" in
+        _edata | _end | __bss_start | _init | _fini | __bss_start__ | __bss_end__ | _bss_end__ | __end__ | __data_start | _etext | __etext) return 0 ;;
+        *) return 1 ;;
+    esac
+}
+
+if [ ! -e "$LIB" ]; then
+    fail library/exports "$LIB does not exist"
+    fail library/header-functions-exported "$LIB does not exist"
+    fail library/soname "$LIB does not exist"
+    fail library/no-swift-runtime "$LIB does not exist"
+else
+    # Exports: only Prefs* and kPrefs*.
+    if nm -D --defined-only "$LIB" >"$WORK/nm.out" 2>"$WORK/nm.log"; then
+        awk '{ print $NF }' "$WORK/nm.out" | sed 's/@.*//' | sort -u >"$WORK/exports"
+        : >"$WORK/offenders"
+        while IFS= read -r sym; do
+            case "$sym" in
+                Prefs* | kPrefs*) ;;
+                *) is_linker_symbol "$sym" || printf '%s\n' "$sym" >>"$WORK/offenders" ;;
+            esac
+        done <"$WORK/exports"
+        count=$(grep -c . "$WORK/exports")
+        if [ -s "$WORK/offenders" ]; then
+            fail library/exports "$(grep -c . "$WORK/offenders") of $count exported symbols are not Prefs*/kPrefs*" "$WORK/offenders"
+        else
+            pass library/exports "$count symbols, all Prefs*/kPrefs*"
+        fi
+
+        # Every function Prefs.h declares is exported.
+        awk '/^PREFS_EXPORT/ { if (match($0, /Prefs[A-Za-z0-9_]*\(/)) print substr($0, RSTART, RLENGTH - 1) }' \
+            "$PREFIX/include/prefs/Prefs.h" | sort -u >"$WORK/declared"
+        comm -23 "$WORK/declared" "$WORK/exports" >"$WORK/missing"
+        ndeclared=$(grep -c . "$WORK/declared")
+        if [ "$ndeclared" -eq 0 ]; then
+            fail library/header-functions-exported "found no PREFS_EXPORT declarations in the installed Prefs.h"
+        elif [ -s "$WORK/missing" ]; then
+            fail library/header-functions-exported "$(grep -c . "$WORK/missing") of $ndeclared declared functions are not exported" "$WORK/missing"
+        else
+            pass library/header-functions-exported "all $ndeclared functions of Prefs.h"
+        fi
+    else
+        fail library/exports "nm -D failed" "$WORK/nm.log"
+        fail library/header-functions-exported "nm -D failed"
+    fi
+
+    readelf -d "$LIB" >"$WORK/dynamic" 2>&1
+    soname=$(sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p' "$WORK/dynamic")
+    if [ "$soname" = libprefs.so.1 ]; then
+        pass library/soname "$soname"
+    else
+        fail library/soname "SONAME is '${soname:-none}', expected libprefs.so.1" "$WORK/dynamic"
+    fi
+
+    sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p' "$WORK/dynamic" >"$WORK/needed"
+    grep -E '^libswift|Foundation|^libdispatch|^libBlocksRuntime' "$WORK/needed" >"$WORK/swift-needed"
+    if [ ! -s "$WORK/needed" ]; then
+        fail library/no-swift-runtime "readelf -d shows no NEEDED entries" "$WORK/dynamic"
+    elif [ -s "$WORK/swift-needed" ]; then
+        fail library/no-swift-runtime "needs $(tr '\n' ' ' <"$WORK/swift-needed")" "$WORK/needed"
+    else
+        pass library/no-swift-runtime "needs only: $(tr '\n' ' ' <"$WORK/needed" | sed 's/ $//')"
+    fi
+fi
+
+# The files make install promises.
+layout_problems=""
+for f in lib/libprefs.so.1.0.0 include/prefs/Prefs.h include/prefs/module.modulemap lib/pkgconfig/prefs.pc; do
+    [ -f "$PREFIX/$f" ] || layout_problems="$layout_problems $f missing;"
+done
+[ "$(readlink "$PREFIX/lib/libprefs.so.1" 2>/dev/null)" = libprefs.so.1.0.0 ] ||
+    layout_problems="$layout_problems lib/libprefs.so.1 is not a symlink to libprefs.so.1.0.0;"
+case "$(readlink "$PREFIX/lib/libprefs.so" 2>/dev/null)" in
+    libprefs.so.1 | libprefs.so.1.0.0) ;;
+    *) layout_problems="$layout_problems lib/libprefs.so is not a symlink to libprefs.so.1;" ;;
+esac
+if [ -z "$layout_problems" ]; then
+    pass library/install-layout "lib/libprefs.so -> .so.1 -> .so.1.0.0, include/prefs, lib/pkgconfig"
+else
+    fail library/install-layout "${layout_problems# }"
+fi
+
+# ------------------------------------------------------------------ #
+# The example and the test programs                                   #
+# ------------------------------------------------------------------ #
+
+STRICT_TEST=(-std=c99 -Wall -Wextra -Werror)
+
+# program_item NAME SOURCE: compile SOURCE as a user would, run it.
+program_item() {
+    local name=$1 src=$2
+    local exe="$WORK/${name//\//_}"
+    local log="$exe.log"
+    if ! "$CC" "${STRICT_TEST[@]}" -pthread -o "$exe" "$src" "${PC[@]}" >"$log" 2>&1; then
+        fail "$name" "does not compile: $CC ${STRICT_TEST[*]} $(basename "$src") \$(pkg-config --cflags --libs prefs)" "$log"
+        return 1
+    fi
+    # Runs in the work directory so that stray files land there.
+    if (cd "$WORK" && run_limited "$log" "$exe"); then
+        local summary
+        summary=$(grep -E '^[^ ].*: [0-9]+ checks, [0-9]+ failed$' "$log" | tail -n 1 | sed 's/^.*: //')
+        pass "$name" "$summary"
+        show "$log"
+    else
+        fail "$name" "$(describe_status $?)" "$log"
+    fi
+}
+
+if [ -f "$ROOT/examples/xml_demo.c" ]; then
+    exe="$WORK/example_xml_demo"
+    if ! "$CC" "${STRICT_TEST[@]}" -o "$exe" "$ROOT/examples/xml_demo.c" "${PC[@]}" >"$exe.log" 2>&1; then
+        fail example/xml_demo "does not compile" "$exe.log"
+    else
+        (cd "$WORK" && run_limited "$exe.out" sh -c '"$1" 2>"$1.log"' sh "$exe")
+        status=$?
+        if [ "$status" -ne 0 ]; then
+            cat "$exe.out" >>"$exe.log"
+            fail example/xml_demo "$(describe_status "$status")" "$exe.log"
+        elif ! head -c 5 "$exe.out" | grep -q '^<?xml'; then
+            cat "$exe.out" >>"$exe.log"
+            fail example/xml_demo "its standard output is not an XML document" "$exe.log"
+        else
+            pass example/xml_demo "$(tail -n 1 "$exe.log")"
+            show "$exe.out"
+        fi
+    fi
+else
+    fail example/xml_demo "examples/xml_demo.c is missing"
+fi
+
+shopt -s nullglob
+tests=("$HERE"/test_*.c)
+if [ ${#tests[@]} -eq 0 ]; then
+    fail "test programs" "no Tests/C/test_*.c found"
+fi
+for src in "${tests[@]}"; do
+    program_item "$(basename "$src" .c)" "$src"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
