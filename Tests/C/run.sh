@@ -185,7 +185,11 @@ else
         done <"$WORK/exports"
         count=$(grep -c . "$WORK/exports")
         if [ -s "$WORK/offenders" ]; then
-            fail library/exports "$(grep -c . "$WORK/offenders") of $count exported symbols are not Prefs*/kPrefs*" "$WORK/offenders"
+            # Show each offender as nm does (a lower-case type letter means
+            # a LOCAL binding: listed by nm -D, though not linkable).
+            awk 'NR == FNR { bad[$0] = 1; next } { name = $NF; sub(/@.*/, "", name); if (name in bad) print "type " $(NF-1) "  " name }' \
+                "$WORK/offenders" "$WORK/nm.out" >"$WORK/offenders.shown"
+            fail library/exports "$(grep -c . "$WORK/offenders") of $count symbols listed by nm -D are not Prefs*/kPrefs*" "$WORK/offenders.shown"
         else
             pass library/exports "$count symbols, all Prefs*/kPrefs*"
         fi

@@ -608,6 +608,16 @@ static PrefsDictionaryRef build_nested(const char *name, double real, uint8_t la
     return top;
 }
 
+/* The next double above a positive finite x (nextafter without libm). */
+static double next_double_up(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits++;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 static void test_equality(void)
 {
     PrefsNumberRef i1 = PrefsNumberCreateInt64(1);
@@ -623,7 +633,7 @@ static void test_equality(void)
     PrefsNumberRef zero = PrefsNumberCreateDouble(0.0);
     PrefsNumberRef negzero = PrefsNumberCreateDouble(-0.0);
     PrefsNumberRef tenth = PrefsNumberCreateDouble(0.1);
-    PrefsNumberRef tenth_next = PrefsNumberCreateDouble(nextafter(0.1, 1.0));
+    PrefsNumberRef tenth_next = PrefsNumberCreateDouble(next_double_up(0.1));
     PrefsBooleanRef t = PrefsBooleanCreate(true);
     PrefsBooleanRef t2 = PrefsBooleanCreate(true);
     PrefsDateRef d5 = PrefsDateCreate(5.0);
