@@ -115,7 +115,9 @@ enum FileSystem {
     /// one, never a mix. `mode` is applied to the new file.
     static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t) throws(PrefsError) {
         let dir = parent(of: path)
-        let temp = dir + "/." + lastComponent(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // A short name of its own, not derived from the file's: a name that
+        // fits in NAME_MAX must not fail for want of room for a suffix.
+        let temp = dir + "/.prefs.tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw ioError("cannot create", temp) }
         var ok = false
