@@ -7,16 +7,56 @@ import PrefsCore
 private var store: PreferencesStore { PreferencesStore.shared }
 
 /// The application a C argument names; records the refusal and returns nil
-/// for IDs the core refuses.
-private func application(_ id: UnsafePointer<CChar>) -> String? {
-    if strcmp(id, kPrefsCurrentApplication) == 0 { return ApplicationID.current }
-    if strcmp(id, kPrefsAnyApplication) == 0 { return globalDomainName }
-    let s = String(cString: id)
+/// for IDs the core refuses. The last answer is cached per thread, so a
+/// program reading one application's keys resolves its ID once.
+private func applicationHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
+    let cache = LastApplication.forThisThread()
+    if let last = cache.handle, strcmp(id, cache.bytes) == 0 { return last }
+    let resolved: String
+    if strcmp(id, kPrefsCurrentApplication) == 0 {
+        resolved = ApplicationID.current
+    } else if strcmp(id, kPrefsAnyApplication) == 0 {
+        resolved = globalDomainName
+    } else {
+        resolved = String(cString: id)
+    }
     do throws(PrefsError) {
-        return try PreferencesStore.canonicalApplication(s)
+        let handle = try store.handle(application: resolved)
+        cache.remember(id, handle)
+        return handle
     } catch {
         failed(error)
         return nil
+    }
+}
+
+private func application(_ id: UnsafePointer<CChar>) -> String? {
+    applicationHandle(id)?.application
+}
+
+/// One thread's most recently resolved application ID.
+private final class LastApplication {
+    var bytes: [CChar] = [0]
+    var handle: PreferencesStore.ApplicationHandle? = nil
+
+    func remember(_ id: UnsafePointer<CChar>, _ handle: PreferencesStore.ApplicationHandle) {
+        bytes = Array(UnsafeBufferPointer(start: id, count: strlen(id) + 1))
+        self.handle = handle
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { p in
+            if let p { Unmanaged<LastApplication>.fromOpaque(p).release() }
+        }
+        return key
+    }()
+
+    static func forThisThread() -> LastApplication {
+        if let p = pthread_getspecific(key) { return Unmanaged<LastApplication>.fromOpaque(p).takeUnretainedValue() }
+        let c = LastApplication()
+        pthread_setspecific(key, Unmanaged.passRetained(c).toOpaque())
+        return c
     }
 }
 
@@ -92,10 +132,10 @@ private func synchronized(_ body: () throws(PrefsError) -> PrefsError?, problems
 
 @c @implementation
 public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> UnsafeRawPointer? {
-    guard let app = application(applicationID) else { return nil }
-    return recording(nil) { () throws(PrefsError) in
-        try store.value(forKey: String(cString: key), application: app).map { UnsafeRawPointer(retained($0)) }
-    }
+    guard let handle = applicationHandle(applicationID) else { return nil }
+    let value = store.value(forKey: UnsafeRawBufferPointer(start: key, count: strlen(key)), in: handle)
+    succeeded()
+    return value.map { UnsafeRawPointer(retained($0)) }
 }
 
 @c @implementation

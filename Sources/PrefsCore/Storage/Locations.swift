@@ -126,12 +126,16 @@ public enum ApplicationID {
     /// `nil` when `id` can name a domain file; otherwise why not. Refused:
     /// empty, longer than 255 bytes, containing `/` or NUL, `.` or `..`.
     public static func problem(_ id: String) -> String? {
-        let n = id.utf8.count
-        if n == 0 { return "an application ID may not be empty" }
-        if n > 255 { return "application ID \"\(id.prefix(40))...\" is longer than 255 bytes" }
-        if id.utf8.contains(UInt8(ascii: "/")) { return "application ID \"\(id)\" contains '/'" }
-        if id.utf8.contains(0) { return "application ID contains a NUL byte" }
-        if id == "." || id == ".." { return "application ID \"\(id)\" names a directory" }
+        var id = id
+        let (count, slash, nul) = id.withUTF8 { u -> (Int, Bool, Bool) in
+            guard let base = u.baseAddress, u.count > 0 else { return (0, false, false) }
+            return (u.count, memchr(base, Int32(UInt8(ascii: "/")), u.count) != nil, memchr(base, 0, u.count) != nil)
+        }
+        if count == 0 { return "an application ID may not be empty" }
+        if count > 255 { return "application ID \"\(id.prefix(40))...\" is longer than 255 bytes" }
+        if slash { return "application ID \"\(id)\" contains '/'" }
+        if nul { return "application ID contains a NUL byte" }
+        if count <= 2 && (id == "." || id == "..") { return "application ID \"\(id)\" names a directory" }
         return nil
     }
 

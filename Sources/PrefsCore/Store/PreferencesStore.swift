@@ -46,9 +46,21 @@ public final class PreferencesStore: Sendable {
     /// The merged search list of one application, rebuilt when a layer
     /// changes shape and patched key by key on sets.
     final class SearchView: @unchecked Sendable {
-        let layers: [Layer]
+        let application: String
+        var layers: [Layer]
         var merged: PropertyListDictionary? = nil
-        init(layers: [Layer]) { self.layers = layers }
+        init(application: String, layers: [Layer]) {
+            self.application = application
+            self.layers = layers
+        }
+    }
+
+    /// A resolved application, for repeated reads without resolving its ID
+    /// again (the C API keeps one per thread). Valid for the store's life.
+    public struct ApplicationHandle: Sendable {
+        let view: SearchView
+        /// The application's canonical ID.
+        public var application: String { view.application }
     }
 
     /// One entry of a search list.
@@ -138,8 +150,19 @@ public final class PreferencesStore: Sendable {
     }
 
     private func view(_ app: String, _ s: inout State) -> SearchView {
-        if let v = s.views[app], v.merged != nil { return v }
-        let v = s.views[app] ?? SearchView(layers: layers(for: app, s))
+        let v: SearchView
+        if let existing = s.views[app] {
+            if existing.merged != nil { return existing }
+            v = existing
+        } else {
+            v = SearchView(application: app, layers: layers(for: app, s))
+            s.views[app] = v
+        }
+        rebuild(v, &s)
+        return v
+    }
+
+    private func rebuild(_ v: SearchView, _ s: inout State) {
         var merged = PropertyListDictionary()
         for layer in v.layers.reversed() {
             merged.merge(layerValues(layer, &s)) { _, new in new }
@@ -149,8 +172,6 @@ public final class PreferencesStore: Sendable {
         }
         if merged["AppleLocale"] == nil { merged["AppleLocale"] = .string(s.languages.locale) }
         v.merged = merged
-        s.views[app] = v
-        return v
     }
 
     /// Forgets every merged view (a layer changed shape).
@@ -160,7 +181,7 @@ public final class PreferencesStore: Sendable {
 
     /// Patches `key` in every view that searches `path`.
     private func repatch(_ key: PropertyList.Key, layer changed: Layer, _ s: inout State) {
-        for (app, v) in s.views where v.merged != nil && v.layers.contains(changed) {
+        for v in s.views.values where v.merged != nil && v.layers.contains(changed) {
             var found: PropertyList? = nil
             for layer in v.layers {
                 if let x = lookup(key, in: layer, &s) { found = x; break }
@@ -168,7 +189,6 @@ public final class PreferencesStore: Sendable {
             if found == nil, key == "AppleLanguages" { found = .array(s.languages.list.map { .string($0) }) }
             if found == nil, key == "AppleLocale" { found = .string(s.languages.locale) }
             v.merged![key] = found
-            s.views[app] = v
         }
     }
 
@@ -179,6 +199,24 @@ public final class PreferencesStore: Sendable {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
         return state.withLock { s in view(app, &s).merged![k] }
+    }
+
+    /// A handle for reading `app` repeatedly (see ``value(forKey:in:)``).
+    public func handle(application app: String) throws(PrefsError) -> ApplicationHandle {
+        let app = try Self.canonicalApplication(app)
+        return state.withLock { s in ApplicationHandle(view: view(app, &s)) }
+    }
+
+    /// The first value for the key whose UTF-8 is `key` along the search
+    /// list of `handle`'s application: one hash lookup, no allocation, no
+    /// system call.
+    public func value(forKey key: UnsafeRawBufferPointer, in handle: ApplicationHandle) -> PropertyList? {
+        let k = PropertyList.Key(borrowing: key)
+        return state.withLock { s in
+            let v = handle.view
+            if v.merged == nil { rebuild(v, &s) }
+            return v.merged![k]
+        }
     }
 
     /// Every key visible along `app`'s search list with the value a read returns.
@@ -395,7 +433,7 @@ public final class PreferencesStore: Sendable {
         state.withLock { s in
             s.suites[app, default: []].removeAll { $0 == suite }
             s.suites[app, default: []].insert(suite, at: 0)
-            s.views[app] = nil
+            relayer(app, &s)
         }
     }
 
@@ -404,8 +442,15 @@ public final class PreferencesStore: Sendable {
         let app = try Self.canonicalApplication(app)
         state.withLock { s in
             s.suites[app]?.removeAll { $0 == suite }
-            s.views[app] = nil
+            relayer(app, &s)
         }
+    }
+
+    /// Recomputes the layers of `app`'s view after its suites changed.
+    private func relayer(_ app: String, _ s: inout State) {
+        guard let v = s.views[app] else { return }
+        v.layers = layers(for: app, s)
+        v.merged = nil
     }
 
     // MARK: Writing by itself

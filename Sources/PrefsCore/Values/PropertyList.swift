@@ -194,22 +194,48 @@ extension PropertyList {
     /// A dictionary key: a string compared and hashed by its exact UTF-8
     /// bytes, with no Unicode normalisation (`"é"` and `"e\u{301}"` are two
     /// keys), ordered by those bytes.
-    public struct Key: Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-        /// The key's text.
-        public let string: String
+    public struct Key: Hashable, Comparable, @unchecked Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        private enum Storage {
+            case owned(String)
+            /// Bytes borrowed for the length of one lookup (never stored).
+            case borrowed(UnsafeRawBufferPointer)
+        }
+        private let storage: Storage
 
         /// A key for `string`.
-        public init(_ string: String) { self.string = string }
+        public init(_ string: String) { storage = .owned(string) }
         /// A key from a string literal.
-        public init(stringLiteral value: String) { self.string = value }
+        public init(stringLiteral value: String) { storage = .owned(value) }
+        /// A key over `bytes` for one lookup, without copying them. The key
+        /// must not outlive the bytes nor be stored in a dictionary.
+        public init(borrowing bytes: UnsafeRawBufferPointer) { storage = .borrowed(bytes) }
 
-        public static func == (a: Key, b: Key) -> Bool { utf8Equal(a.string, b.string) }
+        /// The key's text.
+        public var string: String {
+            switch storage {
+            case .owned(let s): return s
+            case .borrowed(let b): return String(decoding: b, as: UTF8.self)
+            }
+        }
+
+        @inline(__always)
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch storage {
+            case .owned(var s): return s.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+            case .borrowed(let b): return body(b)
+            }
+        }
+
+        public static func == (a: Key, b: Key) -> Bool {
+            a.withBytes { pa in b.withBytes { pb in
+                pa.count == pb.count && (pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
+            } }
+        }
         public static func < (a: Key, b: Key) -> Bool {
-            a.string.utf8.lexicographicallyPrecedes(b.string.utf8)
+            a.withBytes { pa in b.withBytes { pb in pa.lexicographicallyPrecedes(pb) } }
         }
         public func hash(into hasher: inout Hasher) {
-            var s = string
-            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            withBytes { hasher.combine(bytes: $0) }
         }
         public var description: String { string }
     }
