@@ -28,9 +28,13 @@ deps:
 
 build: deps
 	$(SWIFT) build $(SWIFTFLAGS) --product prefs
+	$(SWIFT) build $(SWIFTFLAGS) --product prefs-tool
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/prefs
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/prefs \
+	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BUILD_DIR)/prefs-tool $(DESTDIR)$(PREFIX)/bin/prefs
+	install -m 0644 doc/prefs.1 $(DESTDIR)$(PREFIX)/share/man/man1/prefs.1
 	install -m 0755 $(BUILD_DIR)/libprefs.so $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(VERSION)
 	ln -sf libprefs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(SOMAJOR)
 	ln -sf libprefs.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libprefs.so

@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "prefs", type: .dynamic, targets: ["Prefs"]),
         /// The Swift API, for SwiftPM clients.
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
+        /// The `prefs` command (installed as `bin/prefs`).
+        .executable(name: "prefs-tool", targets: ["prefs-tool"]),
     ],
     targets: [
         .systemLibrary(
@@ -34,6 +36,11 @@ let package = Package(
             dependencies: ["PrefsCore", "CPrefs"],
             exclude: ["exports.map"],
             linkerSettings: [.unsafeFlags(libraryLinkerFlags)]
+        ),
+        .executableTarget(
+            name: "prefs-tool",
+            dependencies: ["PrefsCore"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
     ]
