@@ -30,7 +30,9 @@ let package = Package(
         ),
         // The public header, as the C face's contract (`@c @implementation`).
         .systemLibrary(name: "CPrefs", path: "include/prefs"),
-        .target(name: "PrefsCore", dependencies: ["CLibXML2"]),
+        // Atomics on shared file mappings.
+        .systemLibrary(name: "CAtomics", path: "Sources/CAtomics"),
+        .target(name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics"]),
         .target(
             name: "Prefs",
             dependencies: ["PrefsCore", "CPrefs"],

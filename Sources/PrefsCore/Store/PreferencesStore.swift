@@ -19,6 +19,8 @@ public final class PreferencesStore: Sendable {
     /// Where this store's files live.
     public let locations: Locations
     private let state: Mutex<State>
+    /// Change counters of the user, system and managed directories.
+    private let counters: [ChangeCounter]
 
     /// A store whose files live at `locations`. `arguments` fills the
     /// argument domain (`nil`: this process's command line, at first use).
@@ -27,6 +29,10 @@ public final class PreferencesStore: Sendable {
         var s = State()
         if let arguments { s.arguments = ArgumentDomain.parse(arguments) }
         s.languages = Languages.fromEnvironment()
+        counters = [ChangeCounter(directory: locations.userDirectory, create: true),
+                    ChangeCounter(directory: locations.systemDirectory, create: false),
+                    ChangeCounter(directory: locations.managedDirectory, create: false)]
+        s.seenCounts = counters.map(\.value)
         state = Mutex(s)
     }
 
@@ -41,6 +47,8 @@ public final class PreferencesStore: Sendable {
         var languages = Languages(list: [], locale: "en_US")
         var views: [String: SearchView] = [:]
         var flushScheduled = false
+        /// The change counters as this process last saw them.
+        var seenCounts: [UInt64] = []
     }
 
     /// The merged search list of one application, rebuilt when a layer
@@ -174,6 +182,41 @@ public final class PreferencesStore: Sendable {
         v.merged = merged
     }
 
+    /// Re-reads the loaded domain files when another process has written
+    /// one since this process last looked (its change counter moved). An
+    /// unchanged counter costs a memory load per directory: no system call.
+    @inline(__always)
+    private func noticeChanges(_ s: inout State) {
+        var moved = false
+        for i in counters.indices {
+            let now = counters[i].value
+            if now != s.seenCounts[i] {
+                s.seenCounts[i] = now
+                moved = true
+            }
+        }
+        if moved { refreshLoaded(&s) }
+    }
+
+    private func refreshLoaded(_ s: inout State) {
+        var changed = false
+        for d in s.domains.values where d.refresh() { changed = true }
+        if changed { invalidateViews(&s) }
+    }
+
+    /// Tells other processes that the file at `path` was replaced.
+    private func announce(_ path: String) {
+        for c in counters where c.covers(path) { c.bump() }
+    }
+
+    /// Commits `d` and announces the new file.
+    private func commit(_ d: Domain) throws(PrefsError) -> PrefsError? {
+        let wrote = d.hasPendingChanges
+        let note = try d.commit()
+        if wrote { announce(FileSystem.resolvingLinks(d.path)) }
+        return note
+    }
+
     /// Forgets every merged view (a layer changed shape).
     private func invalidateViews(_ s: inout State) {
         for v in s.views.values { v.merged = nil }
@@ -198,7 +241,10 @@ public final class PreferencesStore: Sendable {
     public func value(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
-        return state.withLock { s in view(app, &s).merged![k] }
+        return state.withLock { s in
+            noticeChanges(&s)
+            return view(app, &s).merged![k]
+        }
     }
 
     /// A handle for reading `app` repeatedly (see ``value(forKey:in:)``).
@@ -213,6 +259,7 @@ public final class PreferencesStore: Sendable {
     public func value(forKey key: UnsafeRawBufferPointer, in handle: ApplicationHandle) -> PropertyList? {
         let k = PropertyList.Key(borrowing: key)
         return state.withLock { s in
+            noticeChanges(&s)
             let v = handle.view
             if v.merged == nil { rebuild(v, &s) }
             return v.merged![k]
@@ -222,7 +269,10 @@ public final class PreferencesStore: Sendable {
     /// Every key visible along `app`'s search list with the value a read returns.
     public func dictionary(application app: String) throws(PrefsError) -> PropertyListDictionary {
         let app = try Self.canonicalApplication(app)
-        return state.withLock { s in view(app, &s).merged! }
+        return state.withLock { s in
+            noticeChanges(&s)
+            return view(app, &s).merged!
+        }
     }
 
     /// Whether a managed value decides `key` for `app`.
@@ -240,6 +290,7 @@ public final class PreferencesStore: Sendable {
         let id = try Self.validated(id)
         let path = locations.path(of: id)
         return state.withLock { s in
+            noticeChanges(&s)
             let all = domain(path, &s).values
             guard let keys else { return all }
             var out = PropertyListDictionary()
@@ -335,7 +386,7 @@ public final class PreferencesStore: Sendable {
             }
             for path in own {
                 guard let d = s.domains[path], d.hasPendingChanges else { continue }
-                do throws(PrefsError) { if let n = try d.commit() { note = n } } catch { failure = failure ?? error }
+                do throws(PrefsError) { if let n = try commit(d) { note = n } } catch { failure = failure ?? error }
             }
             refreshAll(app, &s)
             if let failure { throw failure }
@@ -350,7 +401,7 @@ public final class PreferencesStore: Sendable {
         let path = locations.path(of: id)
         return try state.withLock { (s: inout State) throws(PrefsError) -> PrefsError? in
             let d = domain(path, &s)
-            let note = try d.commit()
+            let note = try commit(d)
             if d.refresh() { invalidateViews(&s) }
             return note
         }
@@ -362,7 +413,7 @@ public final class PreferencesStore: Sendable {
         try state.withLock { (s: inout State) throws(PrefsError) in
             var failure: PrefsError? = nil
             for d in s.domains.values where d.hasPendingChanges {
-                do throws(PrefsError) { _ = try d.commit() } catch { failure = failure ?? error }
+                do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
             }
             s.flushScheduled = false
             if let failure { throw failure }

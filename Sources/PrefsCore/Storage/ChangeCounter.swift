@@ -1,0 +1,61 @@
+import CAtomics
+import Glibc
+
+/// A 64-bit counter in a small file (`<dir>/.prefs-changes`) that every
+/// process maps into memory. A writer bumps it after replacing a domain file
+/// of that directory tree and before its synchronize returns; a reader
+/// compares it with the value it saw last on every read. A change made by
+/// another process is therefore seen by the very next read, and an
+/// unchanged counter costs one memory load: no system call.
+final class ChangeCounter: @unchecked Sendable {
+    let directory: String
+    private let counter: UnsafeMutablePointer<UInt64>?
+
+    static let fileName = ".prefs-changes"
+    private static let size = 4096
+
+    /// Maps the counter of `directory`, creating the file (and, when
+    /// `create` is set, the directory) if it can; a directory it cannot map
+    /// gives a counter that never changes (changes there are still found by
+    /// synchronize and by the file watcher).
+    init(directory: String, create: Bool) {
+        self.directory = directory
+        if create { try? FileSystem.makeDirectories(directory) }
+        let path = directory + "/" + ChangeCounter.fileName
+        var fd = open(path, O_RDWR | O_CLOEXEC)
+        var writable = true
+        if fd < 0 && errno == ENOENT {
+            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            if fd >= 0 { _ = ftruncate(fd, off_t(ChangeCounter.size)) }
+        }
+        if fd < 0 {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            writable = false
+        }
+        guard fd >= 0 else { counter = nil; return }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, Int(st.st_size) >= 8 else { counter = nil; return }
+        let prot = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
+        let p = mmap(nil, ChangeCounter.size, prot, MAP_SHARED, fd, 0)
+        counter = p == MAP_FAILED ? nil : p?.assumingMemoryBound(to: UInt64.self)
+        self.writable = writable
+    }
+
+    private var writable = false
+
+    /// The current count; 0 when the counter could not be mapped.
+    @inline(__always)
+    var value: UInt64 { counter.map { prefs_atomic_load($0) } ?? 0 }
+
+    /// Records a change (when this process may write the counter).
+    func bump() {
+        guard writable, let counter else { return }
+        _ = prefs_atomic_increment(counter)
+    }
+
+    /// Whether `path` lies in this counter's directory tree.
+    func covers(_ path: String) -> Bool {
+        path.hasPrefix(directory + "/")
+    }
+}
