@@ -7,7 +7,8 @@ public enum OldStylePlist {
 
     /// The text form of `value`: 4 spaces per level, dictionary keys sorted
     /// by their UTF-8 bytes, strings bare when made only of
-    /// `[A-Za-z0-9_$/:.-]` and quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx`
+    /// `[A-Za-z0-9_$/:.-]` (and not starting with `//`, which would read
+    /// back as a comment) and quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx`
     /// escapes otherwise, numbers bare, booleans `1`/`0`, dates as
     /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`.
     public static func format(_ value: PropertyList) -> String {
@@ -91,9 +92,11 @@ public enum OldStylePlist {
         }
     }
 
-    /// `s` bare when every character may stand unquoted, else quoted and escaped.
+    /// `s` bare when every character may stand unquoted, else quoted and
+    /// escaped. Text starting with `//` is quoted too: bare, it would read
+    /// back as a comment.
     public static func quotedIfNeeded(_ s: String) -> String {
-        if !s.isEmpty && s.utf8.allSatisfy(isBareCharacter) { return s }
+        if !s.isEmpty && s.utf8.allSatisfy(isBareCharacter) && !s.utf8.starts(with: "//".utf8) { return s }
         var out = "\""
         for unit in s.utf16 {
             switch unit {
