@@ -7,6 +7,8 @@ import PackageDescription
 // figures behind this choice.
 let libraryLinkerFlags = [
     "-static-stdlib",
+    // lld leaves no local symbols in the dynamic symbol table (gold keeps a few).
+    "-use-ld=lld",
     "-Xlinker", "-soname=libprefs.so.1",
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/Prefs/exports.map",
 ]

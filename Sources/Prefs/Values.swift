@@ -183,10 +183,11 @@ public func PrefsDateGetUnixTime(_ date: OpaquePointer) -> Double {
 // MARK: Data
 
 @c @implementation
-public func PrefsDataCreate(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer {
-    guard length > 0, let bytes else {
-        if length > 0 { refuse("PrefsDataCreate: NULL bytes with a length of \(length); made empty data") } else { succeeded() }
-        return retained(.data([]))
+public func PrefsDataCreate(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+    if length == 0 { succeeded(); return retained(.data([])) }
+    guard let bytes else {
+        refuse("PrefsDataCreate: NULL bytes with a length of \(length)")
+        return nil
     }
     succeeded()
     return retained(.data(Array(UnsafeRawBufferPointer(start: bytes, count: length))))

@@ -30,9 +30,13 @@
  *   PrefsCopyLastError(): the error of the latest call on this thread that
  *   failed or was refused, or NULL when that call succeeded.
  *
- * Unless marked nullable, pointer parameters must not be NULL. Passing NULL
- * where it is not allowed is refused: the function returns its failure
- * value (NULL, false, 0) and records kPrefsErrorInvalidArgument.
+ * Pointer parameters not marked nullable must not be NULL: as in
+ * CoreFoundation, passing NULL there is a programming error (the
+ * annotations let clang warn about it). Every other bad input (invalid
+ * UTF-8, a value of the wrong kind, malformed or hostile documents, bad
+ * application IDs, failing disks) is refused: the function returns its
+ * failure value (NULL, false, 0, or for a Get function an empty value)
+ * and records an error.
  */
 #ifndef PREFS_PREFS_H
 #define PREFS_PREFS_H
@@ -160,9 +164,13 @@ typedef enum PrefsErrorCode {
     kPrefsErrorInternal = 100
 } PrefsErrorCode;
 
-/** The deepest nesting of arrays and dictionaries the reader accepts
- *  (the <plist> wrapper does not count). Deeper input is refused with
- *  kPrefsErrorTooDeep, whatever its depth, without deep recursion. */
+/** The deepest nesting the library handles: at most 256 element levels
+ *  below <plist>, where each array, dictionary, key and value counts. So
+ *  256 nested containers whose innermost is empty, or 255 whose innermost
+ *  holds values. Reading refuses deeper input with kPrefsErrorTooDeep,
+ *  whatever its depth, without deep recursion; PrefsArrayCreate and
+ *  PrefsDictionaryCreate refuse to build deeper values the same way, so
+ *  every value can be written and read back. */
 #define PREFS_MAX_NESTING 256
 
 /* ------------------------------------------------------------------ */
@@ -258,8 +266,9 @@ PREFS_EXPORT double PrefsDateGetUnixTime(PrefsDateRef date);
 /* ------------------------------------------------------------------ */
 
 /** Data holding a copy of `length` bytes. `bytes` may be NULL when
- *  `length` is 0. */
-PREFS_EXPORT PrefsDataRef PrefsDataCreate(const void *PREFS_NULLABLE bytes, size_t length);
+ *  `length` is 0; NULL bytes with a non-zero length are refused (NULL,
+ *  kPrefsErrorInvalidArgument). */
+PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsDataCreate(const void *PREFS_NULLABLE bytes, size_t length);
 /** The bytes. Borrowed: valid while the data lives; never NULL, even for
  *  empty data. */
 PREFS_EXPORT const uint8_t *PrefsDataGetBytePtr(PrefsDataRef data);
@@ -272,7 +281,8 @@ PREFS_EXPORT size_t PrefsDataGetLength(PrefsDataRef data);
 
 /** An array of `count` values, each retained. `values` may be NULL when
  *  `count` is 0. NULL (and kPrefsErrorInvalidArgument) when an element is
- *  NULL or not a property list. */
+ *  NULL or not a property list; NULL and kPrefsErrorTooDeep beyond
+ *  PREFS_MAX_NESTING. */
 PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsArrayCreate(const PrefsPropertyListRef PREFS_NULLABLE *PREFS_NULLABLE values, size_t count);
 /** The number of elements. */
 PREFS_EXPORT size_t PrefsArrayGetCount(PrefsArrayRef array);
@@ -287,7 +297,8 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsArrayGetValueAtIndex(Prefs
 /** A dictionary of `count` pairs: NUL-terminated UTF-8 `keys[i]` maps to
  *  `values[i]` (retained). A later duplicate key wins. NULL (and
  *  kPrefsErrorInvalidArgument) when a key is NULL or not UTF-8, or a value
- *  is NULL or not a property list. */
+ *  is NULL or not a property list; NULL and kPrefsErrorTooDeep beyond
+ *  PREFS_MAX_NESTING. */
 PREFS_EXPORT PrefsDictionaryRef PREFS_NULLABLE PrefsDictionaryCreate(const char *const PREFS_NULLABLE *PREFS_NULLABLE keys, const PrefsPropertyListRef PREFS_NULLABLE *PREFS_NULLABLE values, size_t count);
 /** The number of keys. */
 PREFS_EXPORT size_t PrefsDictionaryGetCount(PrefsDictionaryRef dictionary);
@@ -317,7 +328,7 @@ PREFS_EXPORT PrefsArrayRef PrefsDictionaryCopyKeys(PrefsDictionaryRef dictionary
  * -2^63 ... 2^64-1, never clamped; reals accept nan, inf, infinity with an
  * optional sign; dates are exactly YYYY-MM-DDTHH:MM:SSZ; base64 may hold
  * whitespace and must be correctly padded. A single text node larger than
- * 10 MB is refused (libxml2's limit).
+ * 10,000,000 bytes is refused (libxml2's limit for a text node).
  *
  * On failure returns NULL and, when `outError` is not NULL, stores there a
  * +1 error whose description names the problem and its line.
@@ -517,6 +528,40 @@ PREFS_EXPORT void PrefsSetVolatileDomain(const char *domainName, PrefsDictionary
 
 /** Removes the in-memory domain `domainName`. */
 PREFS_EXPORT void PrefsRemoveVolatileDomain(const char *domainName);
+
+/* ------------------------------------------------------------------ */
+/* Observers                                                          */
+/* ------------------------------------------------------------------ */
+
+/** A registered observer; not a PrefsTypeRef (never retain or release it). */
+typedef struct PrefsOpaqueObserver *PrefsObserverRef;
+
+/** Called after a value the observed application's search list returns
+ *  changes. `applicationID` is the canonical ID ("NSGlobalDomain" for the
+ *  global domain, the process name for kPrefsCurrentApplication); `key` is
+ *  the key that changed. Both are borrowed for the call only. */
+typedef void (*PrefsObserverCallback)(const char *applicationID, const char *key, void *PREFS_NULLABLE context);
+
+/**
+ * Calls `callback` with `context` after the value a read of `key` (any key
+ * when `key` is NULL) along the app's search list would return changes:
+ * by this process (after the set), or by another process (after its
+ * synchronize reaches the disk; files edited by hand are noticed too,
+ * through inotify on the preference directories). A change that leaves
+ * the visible value as it was is not reported.
+ *
+ * Callbacks run one at a time on a thread of the library's, never while
+ * the library holds a lock, and may call back into the library. A process
+ * that forks keeps working in the child (the threads start again there).
+ * Returns NULL when refused (an invalid application ID, a NULL callback).
+ */
+PREFS_EXPORT PrefsObserverRef PREFS_NULLABLE PrefsAddObserver(const char *applicationID, const char *PREFS_NULLABLE key, PrefsObserverCallback PREFS_NULLABLE callback, void *PREFS_NULLABLE context);
+
+/** Removes an observer and frees it. After this returns, its callback is
+ *  not running and is never called again (when called from within that
+ *  very callback, it is not called again after the callback returns).
+ *  NULL does nothing. */
+PREFS_EXPORT void PrefsRemoveObserver(PrefsObserverRef PREFS_NULLABLE observer);
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                             */

@@ -116,6 +116,14 @@ public enum OldStylePlist {
 
     // MARK: Parsing
 
+    /// A byte as an error message may show it: `'x'` when printable ASCII,
+    /// `byte 0x00` otherwise (a NUL would cut a C string short).
+    static func describe(_ c: UInt8) -> String {
+        if c >= 0x21 && c < 0x7F { return "character '\(Unicode.Scalar(c))'" }
+        let h = String(c, radix: 16)
+        return "byte 0x" + (h.count < 2 ? "0" + h : h)
+    }
+
     /// Parses old-style text (UTF-8, an optional BOM): one value, then only
     /// whitespace and comments. Strings stay strings (the format has no
     /// numbers). Errors name the problem and the line.
@@ -226,7 +234,7 @@ public enum OldStylePlist {
                 let c = bytes[i]
                 i += 1
                 if ScalarText.isSpace(c) { continue }
-                guard let v = hexValue(c) else { throw error("'\(Unicode.Scalar(c))' is not a hex digit in <data>") }
+                guard let v = hexValue(c) else { throw error("\(OldStylePlist.describe(c)) is not a hex digit in <data>") }
                 if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
             }
             guard i < bytes.count else { throw error("unterminated <data>") }
@@ -250,7 +258,7 @@ public enum OldStylePlist {
             if q == UInt8(ascii: "\"") || q == UInt8(ascii: "'") { return try quoted(q) }
             let start = i
             while i < bytes.count && OldStylePlist.isBareCharacter(bytes[i]) { i += 1 }
-            guard i > start else { throw error("unexpected character '\(Unicode.Scalar(bytes[i]))'") }
+            guard i > start else { throw error("unexpected \(OldStylePlist.describe(bytes[i]))") }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         }
 

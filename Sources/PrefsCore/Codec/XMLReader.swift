@@ -18,6 +18,8 @@ enum XMLReader {
             throw PrefsError(.internal, "libxml2 could not create a parser")
         }
         defer { xmlFreeParserCtxt(ctxt) }
+        let previousErrorHandler = prefs_xml_silence()
+        defer { prefs_xml_restore(previousErrorHandler) }
         ctxt.pointee.sax.pointee = handler
 
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
@@ -37,6 +39,11 @@ enum XMLReader {
         }
         return root
     }
+
+    /// The most text one element may hold (libxml2's own limit for a text
+    /// node without XML_PARSE_HUGE), enforced here because the text of one
+    /// element reaches us in pieces.
+    static let maxTextLength = 10_000_000
 
     /// The element names a property list may hold.
     enum Element: UInt8 {
@@ -201,6 +208,10 @@ enum XMLReader {
 
         mutating func characters(_ p: UnsafePointer<UInt8>, _ n: Int) {
             if let current = open.last, current.holdsText {
+                guard text.count + n <= XMLReader.maxTextLength else {
+                    fail(.malformed, "<\(current)> holds more than \(XMLReader.maxTextLength) bytes of text")
+                    return
+                }
                 text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
                 return
             }

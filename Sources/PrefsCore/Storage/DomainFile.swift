@@ -20,6 +20,11 @@ final class Domain: @unchecked Sendable {
 
     var hasPendingChanges: Bool { !pending.isEmpty }
 
+    /// Whether the file differs from the one last read (one `stat`).
+    var hasChangedOnDisk: Bool {
+        (try? FileSystem.stamp(FileSystem.resolvingLinks(path))) != stamp
+    }
+
     /// Reads the file when it was never read or has changed since. Returns
     /// whether the values may have changed. A file that does not parse is
     /// left untouched on disk and reported in ``problem``; this process's

@@ -9,7 +9,7 @@ import Synchronization
 /// thread-safe. Changes are visible to this process at once; they reach the
 /// disk at ``synchronize(application:)``, by themselves within
 /// ``flushDelaySeconds``, and when the process exits normally.
-public final class PreferencesStore: Sendable {
+public final class PreferencesStore: @unchecked Sendable {
     /// The store of this process, placed by the environment at first use.
     public static let shared = PreferencesStore(locations: .fromEnvironment(), arguments: nil)
 
@@ -18,9 +18,12 @@ public final class PreferencesStore: Sendable {
 
     /// Where this store's files live.
     public let locations: Locations
-    private let state: Mutex<State>
+    /// Everything mutable, guarded by `lock` (see ``withLocked(_:)``).
+    private var state: State
+    private let lock = ProcessLock()
     /// Change counters of the user, system and managed directories.
     private let counters: [ChangeCounter]
+    private let observers = ObserverRegistry()
 
     /// A store whose files live at `locations`. `arguments` fills the
     /// argument domain (`nil`: this process's command line, at first use).
@@ -33,7 +36,7 @@ public final class PreferencesStore: Sendable {
                     ChangeCounter(directory: locations.systemDirectory, create: false),
                     ChangeCounter(directory: locations.managedDirectory, create: false)]
         s.seenCounts = counters.map(\.value)
-        state = Mutex(s)
+        state = s
     }
 
     struct State: ~Copyable {
@@ -49,6 +52,8 @@ public final class PreferencesStore: Sendable {
         var flushScheduled = false
         /// The change counters as this process last saw them.
         var seenCounts: [UInt64] = []
+        /// Changes to deliver to observers once the lock is released.
+        var outbox: [(application: String, key: String)] = []
     }
 
     /// The merged search list of one application, rebuilt when a layer
@@ -78,6 +83,12 @@ public final class PreferencesStore: Sendable {
         case arguments
         case languages
         case registration(String)
+    }
+
+    /// Runs `body` with the state, under the store's lock.
+    @inline(__always)
+    private func withLocked<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
+        try lock.withLock { () throws(E) -> T in try body(&state) }
     }
 
     // MARK: Application IDs
@@ -200,8 +211,83 @@ public final class PreferencesStore: Sendable {
 
     private func refreshLoaded(_ s: inout State) {
         var changed = false
-        for d in s.domains.values where d.refresh() { changed = true }
-        if changed { invalidateViews(&s) }
+        for d in s.domains.values where d.loaded && d.hasChangedOnDisk { changed = true }
+        guard changed else { return }
+        let before = snapshot(&s)
+        for d in s.domains.values { d.refresh() }
+        invalidateViews(&s)
+        s.outbox += differences(before, &s)
+    }
+
+    /// The merged views of every observed application.
+    private func snapshot(_ s: inout State) -> [String: PropertyListDictionary] {
+        var out = [String: PropertyListDictionary]()
+        for app in observers.observedApplications { out[app] = view(app, &s).merged! }
+        return out
+    }
+
+    /// The keys whose value a read returns changed since `before`.
+    private func differences(_ before: [String: PropertyListDictionary], _ s: inout State) -> [(application: String, key: String)] {
+        var changes: [(application: String, key: String)] = []
+        for (app, old) in before {
+            let new = view(app, &s).merged!
+            for (k, v) in new where old[k] != v { changes.append((app, k.string)) }
+            for k in old.keys where new[k] == nil { changes.append((app, k.string)) }
+        }
+        return changes
+    }
+
+    /// Runs `body` under the lock, then delivers what it queued for observers.
+    private func withState<T>(_ body: (inout State) throws(PrefsError) -> T) throws(PrefsError) -> T {
+        let (result, outbox) = try withLocked { (s: inout State) throws(PrefsError) -> (T, [(application: String, key: String)]) in
+            let r = try body(&s)
+            let o = s.outbox
+            s.outbox = []
+            return (r, o)
+        }
+        observers.post(outbox)
+        return result
+    }
+
+    // MARK: Observers
+
+    /// A registered observer; pass it to ``removeObserver(_:)``.
+    public struct ObserverToken: Sendable, Hashable {
+        let id: Int
+    }
+
+    /// Calls `callback` after a value that `app`'s search list returns for
+    /// `key` (any key when `nil`) changes: by this process (after the set)
+    /// or by another (after its synchronize reaches the disk, or a file is
+    /// edited). Callbacks run on a library thread, outside every lock, and
+    /// may call back into the store.
+    public func addObserver(application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void) throws(PrefsError) -> ObserverToken {
+        let app = try Self.canonicalApplication(app)
+        withLocked { s in _ = view(app, &s) }
+        let id = observers.add(.init(application: app, key: key, callback: callback))
+        if observers.claimWatcher() {
+            let l = locations
+            let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
+                        l.managedDirectory, l.managedDirectory + "/" + l.userName]
+            for d in [l.userDirectory + "/ByHost"] { try? FileSystem.makeDirectories(d) }
+            _ = DirectoryWatcher.start(dirs) { [weak self] in self?.noticeExternalChanges() }
+        }
+        return ObserverToken(id: id)
+    }
+
+    /// Removes an observer. When this returns, its callback is not running
+    /// and will never be called again (unless called from within that very
+    /// callback).
+    public func removeObserver(_ token: ObserverToken) {
+        observers.remove(token.id)
+    }
+
+    /// Re-reads changed files and tells observers (called by the watcher).
+    func noticeExternalChanges() {
+        try? withState { (s: inout State) throws(PrefsError) in
+            noticeChanges(&s)
+            refreshLoaded(&s)
+        }
     }
 
     /// Tells other processes that the file at `path` was replaced.
@@ -241,7 +327,7 @@ public final class PreferencesStore: Sendable {
     public func value(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
-        return state.withLock { s in
+        return withLocked { s in
             noticeChanges(&s)
             return view(app, &s).merged![k]
         }
@@ -250,7 +336,7 @@ public final class PreferencesStore: Sendable {
     /// A handle for reading `app` repeatedly (see ``value(forKey:in:)``).
     public func handle(application app: String) throws(PrefsError) -> ApplicationHandle {
         let app = try Self.canonicalApplication(app)
-        return state.withLock { s in ApplicationHandle(view: view(app, &s)) }
+        return withLocked { s in ApplicationHandle(view: view(app, &s)) }
     }
 
     /// The first value for the key whose UTF-8 is `key` along the search
@@ -258,7 +344,7 @@ public final class PreferencesStore: Sendable {
     /// system call.
     public func value(forKey key: UnsafeRawBufferPointer, in handle: ApplicationHandle) -> PropertyList? {
         let k = PropertyList.Key(borrowing: key)
-        return state.withLock { s in
+        return withLocked { s in
             noticeChanges(&s)
             let v = handle.view
             if v.merged == nil { rebuild(v, &s) }
@@ -269,7 +355,7 @@ public final class PreferencesStore: Sendable {
     /// Every key visible along `app`'s search list with the value a read returns.
     public func dictionary(application app: String) throws(PrefsError) -> PropertyListDictionary {
         let app = try Self.canonicalApplication(app)
-        return state.withLock { s in
+        return withLocked { s in
             noticeChanges(&s)
             return view(app, &s).merged!
         }
@@ -279,7 +365,7 @@ public final class PreferencesStore: Sendable {
     public func isForced(_ key: String, application app: String) throws(PrefsError) -> Bool {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
-        return state.withLock { s in
+        return withLocked { s in
             locations.managedPaths(of: app).contains { domain($0, &s).values[k] != nil }
         }
     }
@@ -289,7 +375,7 @@ public final class PreferencesStore: Sendable {
     public func values(in id: DomainID, keys: [String]? = nil) throws(PrefsError) -> PropertyListDictionary {
         let id = try Self.validated(id)
         let path = locations.path(of: id)
-        return state.withLock { s in
+        return withLocked { s in
             noticeChanges(&s)
             let all = domain(path, &s).values
             guard let keys else { return all }
@@ -303,14 +389,14 @@ public final class PreferencesStore: Sendable {
     public func problem(in id: DomainID) throws(PrefsError) -> PrefsError? {
         let id = try Self.validated(id)
         let path = locations.path(of: id)
-        return state.withLock { s in domain(path, &s).problem }
+        return withLocked { s in domain(path, &s).problem }
     }
 
     /// Problems of the files along `app`'s search list (files that do not
     /// parse, files that cannot be read).
     public func problems(application app: String) throws(PrefsError) -> [PrefsError] {
         let app = try Self.canonicalApplication(app)
-        return state.withLock { s in
+        return withLocked { s in
             let v = view(app, &s)
             return v.layers.compactMap { layer -> PrefsError? in
                 switch layer {
@@ -356,18 +442,28 @@ public final class PreferencesStore: Sendable {
         }
         let path = locations.path(of: id)
         let managed = locations.managedPaths(of: id.application)
-        try state.withLock { (s: inout State) throws(PrefsError) in
+        try withState { (s: inout State) throws(PrefsError) in
             for (key, _) in changes {
                 let k = PropertyList.Key(key)
                 if managed.contains(where: { domain($0, &s).values[k] != nil }) {
                     throw PrefsError(.forcedValue, "\"\(key)\" of \(id.application) is managed (forced); the write was refused")
                 }
             }
+            let observed = observers.isEmpty ? [] : Array(observers.observedApplications)
+            var before = [(String, PropertyList.Key, PropertyList?)]()
+            for app in observed {
+                let v = view(app, &s)
+                guard v.layers.contains(.file(path)) else { continue }
+                for (key, _) in changes { before.append((app, PropertyList.Key(key), v.merged![PropertyList.Key(key)])) }
+            }
             let d = domain(path, &s)
             for (key, value) in changes {
                 d.set(PropertyList.Key(key), value)
             }
             for (key, _) in changes { repatch(PropertyList.Key(key), layer: .file(path), &s) }
+            for (app, k, old) in before where view(app, &s).merged![k] != old {
+                s.outbox.append((app, k.string))
+            }
             scheduleFlush(&s)
         }
     }
@@ -378,7 +474,7 @@ public final class PreferencesStore: Sendable {
     @discardableResult
     public func synchronize(application app: String) throws(PrefsError) -> PrefsError? {
         let app = try Self.canonicalApplication(app)
-        return try state.withLock { (s: inout State) throws(PrefsError) -> PrefsError? in
+        return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
             var note: PrefsError? = nil
             var failure: PrefsError? = nil
             let own = [DomainUser.current, .any].flatMap { u in
@@ -399,7 +495,7 @@ public final class PreferencesStore: Sendable {
     public func synchronize(_ id: DomainID) throws(PrefsError) -> PrefsError? {
         let id = try Self.validated(id)
         let path = locations.path(of: id)
-        return try state.withLock { (s: inout State) throws(PrefsError) -> PrefsError? in
+        return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
             let d = domain(path, &s)
             let note = try commit(d)
             if d.refresh() { invalidateViews(&s) }
@@ -410,7 +506,7 @@ public final class PreferencesStore: Sendable {
     /// Writes every pending change of every domain; the first failure is
     /// thrown after all were tried.
     public func synchronizeAll() throws(PrefsError) {
-        try state.withLock { (s: inout State) throws(PrefsError) in
+        try withLocked { (s: inout State) throws(PrefsError) in
             var failure: PrefsError? = nil
             for d in s.domains.values where d.hasPendingChanges {
                 do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
@@ -435,7 +531,7 @@ public final class PreferencesStore: Sendable {
     /// (`NSGlobalDomain`: for every application).
     public func register(_ defaults: PropertyListDictionary, application app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
-        state.withLock { s in
+        withLocked { s in
             s.registration[app, default: [:]].merge(defaults) { _, new in new }
             invalidateViews(&s)
         }
@@ -444,7 +540,7 @@ public final class PreferencesStore: Sendable {
     /// Replaces the argument domain with the `-key value` pairs of `args`
     /// (`args[0]`, the program, is skipped).
     public func setArguments(_ args: [String]) {
-        state.withLock { s in
+        withLocked { s in
             s.arguments = ArgumentDomain.parse(args)
             invalidateViews(&s)
         }
@@ -455,7 +551,7 @@ public final class PreferencesStore: Sendable {
     /// domain for every application; a domain named by one of the user's
     /// languages is searched as a language domain.
     public func setVolatileDomain(_ name: String, _ values: PropertyListDictionary?) {
-        state.withLock { s in
+        withLocked { s in
             switch name {
             case "NSArgumentDomain": s.arguments = values ?? [:]
             case "NSRegistrationDomain": s.registration[globalDomainName] = values
@@ -467,7 +563,7 @@ public final class PreferencesStore: Sendable {
 
     /// The named in-memory domain, if set.
     public func volatileDomain(_ name: String) -> PropertyListDictionary? {
-        state.withLock { s in
+        withLocked { s in
             switch name {
             case "NSArgumentDomain": return arguments(&s)
             case "NSRegistrationDomain": return s.registration[globalDomainName]
@@ -481,7 +577,7 @@ public final class PreferencesStore: Sendable {
         let app = try Self.canonicalApplication(app)
         let suite = try Self.canonicalApplication(suite)
         guard suite != app, suite != globalDomainName else { return }
-        state.withLock { s in
+        withLocked { s in
             s.suites[app, default: []].removeAll { $0 == suite }
             s.suites[app, default: []].insert(suite, at: 0)
             relayer(app, &s)
@@ -491,7 +587,7 @@ public final class PreferencesStore: Sendable {
     /// Removes `suite` from `app`'s search list.
     public func removeSuite(_ suite: String, from app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
-        state.withLock { s in
+        withLocked { s in
             s.suites[app]?.removeAll { $0 == suite }
             relayer(app, &s)
         }
@@ -531,18 +627,22 @@ public final class PreferencesStore: Sendable {
 
 /// Writes pending changes when the process exits normally.
 enum FlushOnExit {
-    private static let stores = Mutex<[ObjectIdentifier: PreferencesStore]>([:])
-    private static let installed = Atomic<Bool>(false)
+    private static let lock = ProcessLock()
+    nonisolated(unsafe) private static var stores: [ObjectIdentifier: PreferencesStore] = [:]
+    nonisolated(unsafe) private static var installed = false
 
     static func register(_ store: PreferencesStore) {
-        if !installed.exchange(true, ordering: .acquiringAndReleasing) {
-            atexit { FlushOnExit.flushAll() }
+        lock.withLock {
+            if !installed {
+                installed = true
+                atexit { FlushOnExit.flushAll() }
+            }
+            stores[ObjectIdentifier(store)] = store
         }
-        stores.withLock { $0[ObjectIdentifier(store)] = store }
     }
 
     static func flushAll() {
-        let all = stores.withLock { Array($0.values) }
+        let all = lock.withLock { Array(stores.values) }
         for store in all { try? store.synchronizeAll() }
     }
 }

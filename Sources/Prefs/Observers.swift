@@ -1,0 +1,48 @@
+import CPrefs
+import PrefsCore
+import Glibc
+
+// The "Observers" section of Prefs.h.
+
+/// The C handle of an observer.
+private final class ObserverHandle {
+    let token: PreferencesStore.ObserverToken
+    init(_ token: PreferencesStore.ObserverToken) { self.token = token }
+}
+
+/// A C context pointer, handed back to the C callback on the library's thread.
+private struct Context: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer?
+}
+
+@c @implementation
+public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: UnsafePointer<CChar>?, _ callback: PrefsObserverCallback?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let callback else { refuse("PrefsAddObserver: NULL callback"); return nil }
+    let app: String
+    if strcmp(applicationID, kPrefsCurrentApplication) == 0 {
+        app = ApplicationID.current
+    } else if strcmp(applicationID, kPrefsAnyApplication) == 0 {
+        app = globalDomainName
+    } else {
+        app = String(cString: applicationID)
+    }
+    let ctx = Context(pointer: context)
+    do throws(PrefsError) {
+        let token = try PreferencesStore.shared.addObserver(application: app, key: key.map { String(cString: $0) }) { a, k in
+            a.withCString { ap in k.withCString { kp in callback(ap, kp, ctx.pointer) } }
+        }
+        succeeded()
+        return OpaquePointer(Unmanaged.passRetained(ObserverHandle(token)).toOpaque())
+    } catch {
+        failed(error)
+        return nil
+    }
+}
+
+@c @implementation
+public func PrefsRemoveObserver(_ observer: OpaquePointer?) {
+    guard let observer else { return }
+    let handle = Unmanaged<ObserverHandle>.fromOpaque(UnsafeRawPointer(observer)).takeRetainedValue()
+    PreferencesStore.shared.removeObserver(handle.token)
+    succeeded()
+}

@@ -1,0 +1,195 @@
+import Glibc
+
+/// Observers of preference changes and the library thread that calls them.
+///
+/// Notifications are queued by the store (after a set in this process, or
+/// after another process's write is noticed) and delivered one at a time on
+/// a thread of the library's, never while a library lock is held, so a
+/// callback may call back into the library. ``remove(_:)`` returns only
+/// once the observer's callback is not running and will not run again
+/// (unless called from within that callback, where waiting would deadlock).
+final class ObserverRegistry: @unchecked Sendable {
+    typealias Callback = @Sendable (_ application: String, _ key: String) -> Void
+
+    struct Observer {
+        let application: String
+        let key: String?
+        let callback: Callback
+    }
+
+    private struct State {
+        var observers: [Int: Observer] = [:]
+        var nextID = 1
+        var queue: [(application: String, key: String)] = []
+        var delivering: Int? = nil
+        var threadRunning = false
+        var deliveringThread: pthread_t? = nil
+        var watcherRunning = false
+    }
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var state = State()
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+        ObserverRegistry.allLock.withLock { ObserverRegistry.all.append(self) }
+        ObserverRegistry.installForkHandler
+    }
+
+    private static let allLock = ProcessLock()
+    nonisolated(unsafe) private static var all: [ObserverRegistry] = []
+    private static let installForkHandler: Void = {
+        pthread_atfork(nil, nil) {
+            // Only this thread exists in the child: no lock is needed.
+            for r in ObserverRegistry.all { r.forgetThreadsAfterFork() }
+        }
+    }()
+
+    /// Claims the right to start the directory watcher; true once (again
+    /// after a fork).
+    func claimWatcher() -> Bool {
+        locked {
+            if state.watcherRunning { return false }
+            state.watcherRunning = true
+            return true
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// Applications that have at least one observer.
+    var observedApplications: Set<String> {
+        locked { Set(state.observers.values.map(\.application)) }
+    }
+
+    var isEmpty: Bool { locked { state.observers.isEmpty } }
+
+    func add(_ observer: Observer) -> Int {
+        locked {
+            let id = state.nextID
+            state.nextID += 1
+            state.observers[id] = observer
+            startThreadIfNeeded()
+            return id
+        }
+    }
+
+    func remove(_ id: Int) {
+        locked {
+            state.observers[id] = nil
+            let onDeliveringThread = state.deliveringThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            while state.delivering == id && !onDeliveringThread {
+                pthread_cond_wait(condition, mutex)
+            }
+        }
+    }
+
+    /// Queues one notification per (application, key) for delivery.
+    func post(_ changes: [(application: String, key: String)]) {
+        guard !changes.isEmpty else { return }
+        locked {
+            state.queue.append(contentsOf: changes)
+            startThreadIfNeeded()
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// After `fork`, the child has none of the parent's threads.
+    func forgetThreadsAfterFork() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+        state.threadRunning = false
+        state.delivering = nil
+        state.deliveringThread = nil
+        state.watcherRunning = false
+    }
+
+    private func startThreadIfNeeded() {
+        guard !state.threadRunning, !state.observers.isEmpty else { return }
+        state.threadRunning = true
+        var thread = pthread_t()
+        let me = Unmanaged.passRetained(self).toOpaque()
+        if pthread_create(&thread, nil, { arg in
+            Unmanaged<ObserverRegistry>.fromOpaque(arg!).takeRetainedValue().deliverForever()
+            return nil
+        }, me) == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<ObserverRegistry>.fromOpaque(me).release()
+            state.threadRunning = false
+        }
+    }
+
+    private func deliverForever() {
+        pthread_mutex_lock(mutex)
+        state.deliveringThread = pthread_self()
+        while true {
+            while state.queue.isEmpty { pthread_cond_wait(condition, mutex) }
+            let change = state.queue.removeFirst()
+            let targets = state.observers.filter { _, o in
+                o.application == change.application && (o.key == nil || o.key == change.key)
+            }.sorted { $0.key < $1.key }
+            for (id, observer) in targets where state.observers[id] != nil {
+                state.delivering = id
+                pthread_mutex_unlock(mutex)
+                observer.callback(change.application, change.key)
+                pthread_mutex_lock(mutex)
+                state.delivering = nil
+                pthread_cond_broadcast(condition)
+            }
+        }
+    }
+}
+
+/// Watches the preference directories with inotify so that files written by
+/// other processes, or edited by hand, are noticed without a read: the store
+/// re-reads them and observers hear of the keys that changed.
+enum DirectoryWatcher {
+    /// Starts a thread that calls `changed()` after files ending in `.plist`
+    /// change in any of `directories` (those that exist). Returns false when
+    /// inotify is unavailable.
+    static func start(_ directories: [String], _ changed: @escaping @Sendable () -> Void) -> Bool {
+        let fd = inotify_init1(Int32(IN_CLOEXEC))
+        guard fd >= 0 else { return false }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
+        var watching = 0
+        for dir in directories where inotify_add_watch(fd, dir, mask) >= 0 { watching += 1 }
+        guard watching > 0 else { close(fd); return false }
+        final class Context { let fd: Int32; let changed: @Sendable () -> Void; init(_ fd: Int32, _ c: @escaping @Sendable () -> Void) { self.fd = fd; changed = c } }
+        let ctx = Unmanaged.passRetained(Context(fd, changed)).toOpaque()
+        var thread = pthread_t()
+        let made = pthread_create(&thread, nil, { arg in
+            let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(ctx.fd, $0.baseAddress, $0.count) }
+                if n < 0 { if errno == EINTR { continue }; return nil }
+                var relevant = false
+                buffer.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset + MemoryLayout<inotify_event>.size <= n {
+                        let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                        let nameStart = offset + MemoryLayout<inotify_event>.size
+                        let name = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
+                        if name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8) { relevant = true }
+                        offset = nameStart + length
+                    }
+                }
+                if relevant { ctx.changed() }
+            }
+        }, ctx)
+        if made != 0 {
+            Unmanaged<Context>.fromOpaque(ctx).release()
+            close(fd)
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+}
