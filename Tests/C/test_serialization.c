@@ -648,16 +648,17 @@ static void test_round_trips(void)
         v = nested_arrays(PREFS_MAX_NESTING - 1, str("leaf"));
         check_round_trip("255 nested arrays around a string", v);
         PrefsRelease(v);
-        /* The header counts arrays and dictionaries only: 256 of them around
-         * a scalar are within PREFS_MAX_NESTING. */
-        v = nested_arrays(PREFS_MAX_NESTING, str("leaf"));
-        check_round_trip("256 nested arrays around a string", v);
+        v = nested_dicts(PREFS_MAX_NESTING / 2 - 1, nested_arrays(PREFS_MAX_NESTING / 2, i64(1)));
+        check_round_trip("127 dictionaries around 128 arrays around an integer", v);
         PrefsRelease(v);
-        v = nested_dicts(PREFS_MAX_NESTING / 2, nested_arrays(PREFS_MAX_NESTING / 2, i64(1)));
-        check_round_trip("128 dictionaries around 128 arrays around an integer", v);
+        /* The header counts element levels: 256 containers around a scalar
+         * are one level too many, and building them is refused. */
+        v = nested_arrays(PREFS_MAX_NESTING, str("leaf"));
+        CHECKF(v == NULL, "256 nested arrays around a string: refused");
+        CHECK_LAST_ERROR(kPrefsErrorTooDeep, "building 256 nested arrays around a string");
         PrefsRelease(v);
     }
-    /* The same 256 arrays around a string, as text for the reader. */
+    /* The same 256 arrays around a string, as text for the reader: refused. */
     {
         size_t cap = 64 + (size_t)PREFS_MAX_NESTING * 16, used = 0;
         char *doc = malloc(cap);
@@ -671,7 +672,13 @@ static void test_round_trips(void)
             for (k = 0; k < PREFS_MAX_NESTING; k++)
                 used += (size_t)sprintf(doc + used, "</array>");
             used += (size_t)sprintf(doc + used, "</plist>");
-            v = parse("reading 256 nested arrays around a string", doc, used);
+            {
+                PrefsErrorRef err = NULL;
+                v = PrefsPropertyListCreateWithData(doc, used, &err);
+                CHECKF(v == NULL, "reading 256 nested arrays around a string: refused");
+                CHECK_ERROR(err, kPrefsErrorTooDeep, "line", "reading 256 nested arrays around a string");
+                PrefsRelease(err);
+            }
             PrefsRelease(v);
             free(doc);
         }
