@@ -129,7 +129,13 @@ struct XMLWriter {
         }
         if let at = bad {
             let scalar = s.utf8.dropFirst(at).prefix(3)
-            let code = scalar.first! < 0x20 ? "U+\(ScalarText.pad(Int(scalar.first!), 4))" : (scalar.last == 0xBE ? "U+FFFE" : "U+FFFF")
+            let code: String
+            if let c = scalar.first, c < 0x20 {
+                let hex = String(c, radix: 16, uppercase: true)
+                code = "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                code = scalar.last == 0xBE ? "U+FFFE" : "U+FFFF"
+            }
             throw Failure(base: PrefsError(.unrepresentable, "\(what) holds \(code) at byte \(at), which XML 1.0 cannot carry; store it as data"))
         }
     }
