@@ -4,6 +4,17 @@
 #ifndef PREFS_CLIBXML2_SHIM_H
 #define PREFS_CLIBXML2_SHIM_H
 
+/* Debian's libxml2 is built with ICU, so <libxml/encoding.h> pulls in
+ * <unicode/ucnv.h> and this module would carry the system's ICU types
+ * (UErrorCode, ...). Foundation carries its own, different ICU
+ * (_FoundationICU), and clang refuses the two definitions side by side: any
+ * Swift module that imports both Foundation and PrefsCore and calls a C
+ * function failed to compile ("'UErrorCode' has different definitions in
+ * different modules") on a clean build. Nothing here uses ICU or the
+ * encoding handler's ICU fields, so leave them out of this module's view. */
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
+
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>

@@ -1,0 +1,295 @@
+import Glibc
+import PrefsCore
+
+/// The verbs. Each checks its whole command line and reads everything it
+/// needs before it writes anything.
+enum Command {
+    static func run(_ arguments: [String]) throws(Failure) {
+        var args = arguments[...]
+        var host = HostChoice()
+        while let flag = args.first, flag == "-currentHost" || flag == "-host" {
+            args.removeFirst()
+            if host.given { throw .usage("only one of -currentHost and -host may be given") }
+            if flag == "-host" {
+                guard let name = args.popFirst() else { throw .usage("-host needs a host name") }
+                host = try HostChoice.named(name)
+            } else {
+                host = HostChoice(domainHost: .current, flag: flag)
+            }
+        }
+        guard let verb = args.popFirst() else {
+            Output.error.write(usage)
+            throw Failure(status: Failure.usageStatus, message: "prefs: no command given")
+        }
+        switch verb {
+        case "read": try read(args, host)
+        case "read-type": try readType(args, host)
+        case "write": try write(args, host)
+        case "rename": try rename(args, host)
+        case "delete": try delete(args, host)
+        case "import": try importDomain(args, host)
+        case "export": try exportDomain(args, host)
+        case "domains":
+            try expect(args, count: 0, "domains")
+            try domains(host)
+        case "find":
+            try expect(args, count: 1, "find <word>")
+            try find(args.first!, host)
+        case "watch": try Watch.run(args, host)
+        case "help", "-h", "-help", "--help":
+            try expect(args, count: 0, "help")
+            Output.standard.write(usage)
+        default:
+            throw .usage("unknown command \(quoted(verb))")
+        }
+    }
+
+    private static func expect(_ args: ArraySlice<String>, count: Int, _ form: String) throws(Failure) {
+        if args.count != count { throw .usage("usage: prefs \(form)") }
+    }
+
+    private static func expect(_ args: ArraySlice<String>, _ range: ClosedRange<Int>, _ form: String) throws(Failure) {
+        if !range.contains(args.count) { throw .usage("usage: prefs \(form)") }
+    }
+
+    // MARK: read, read-type
+
+    static func read(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        try expect(args, 0...2, "read [<domain> [<key>]]")
+        guard let word = args.first else { return try readAll(host) }
+        let target = try Target.resolve(word, host: host)
+        if args.count == 2 {
+            let key = args.last!
+            Output.standard.line(OldStylePlist.formatBare(try value(key, of: target)))
+        } else {
+            Output.standard.line(OldStylePlist.format(.dictionary(try target.existingValues())))
+        }
+    }
+
+    static func readType(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        try expect(args, count: 2, "read-type <domain> <key>")
+        let target = try Target.resolve(args.first!, host: host)
+        let v = try value(args.last!, of: target)
+        let names: [PropertyList.Kind: String] = [
+            .string: "string", .data: "data", .integer: "integer", .real: "float", .boolean: "boolean",
+            .date: "date", .array: "array", .dictionary: "dictionary",
+        ]
+        Output.standard.line("Type is \(names[v.kind]!)")
+    }
+
+    private static func value(_ key: String, of target: Target) throws(Failure) -> PropertyList {
+        guard let v = try target.values()[PropertyList.Key(key)] else { throw absent(key, in: target) }
+        return v
+    }
+
+    private static func absent(_ key: String, in target: Target) -> Failure {
+        .refused("The domain/default pair of (\(target.name), \(key)) does not exist")
+    }
+
+    /// The user's domains for the chosen host, the global domain first when
+    /// it has keys; domains whose file does not parse are reported and left out.
+    private static func everyDomain(_ host: HostChoice) -> (domains: [(String, PropertyListDictionary)], problems: [String]) {
+        let store = PreferencesStore.shared
+        var out: [(String, PropertyListDictionary)] = []
+        var problems: [String] = []
+        for app in [globalDomainName] + store.applications(user: .current, host: host.domainHost) {
+            let id = DomainID(application: app, user: .current, host: host.domainHost)
+            do throws(PrefsError) {
+                if let problem = try store.problem(in: id) { throw problem }
+                let v = try store.values(in: id)
+                if !v.isEmpty { out.append((app, v)) }
+            } catch {
+                problems.append("prefs: \(error.message)")
+            }
+        }
+        return (out, problems)
+    }
+
+    static func readAll(_ host: HostChoice) throws(Failure) {
+        let (domains, problems) = everyDomain(host)
+        var all = PropertyListDictionary()
+        for (name, values) in domains { all[PropertyList.Key(name)] = .dictionary(values) }
+        Output.standard.line(OldStylePlist.format(.dictionary(all)))
+        if !problems.isEmpty { throw .refused(problems.joined(separator: "\n")) }
+    }
+
+    // MARK: write, rename, delete
+
+    static func write(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        guard args.count >= 2 else {
+            throw .usage("usage: prefs write <domain> '<plist dictionary>' | prefs write <domain> <key> <value>")
+        }
+        let target = try Target.resolve(args.first!, host: host)
+        let rest = args.dropFirst()
+        if rest.count == 1 { return try writeDictionary(rest.first!, to: target) }
+        let key = rest.first!
+        if ValueGrammar.isFlag(key) { throw .unusable("a key is missing before \(key)") }
+        let edit = try ValueGrammar.parse(rest.dropFirst())
+        let current = try target.values()
+        let k = PropertyList.Key(key)
+        let value: PropertyList
+        switch edit {
+        case .set(let v):
+            value = v
+        case .arrayAdd(let items):
+            switch current[k] {
+            case nil: value = .array(items)
+            case let old? where old.kind == .array: value = .array(old.arrayValue! + items)
+            case _?: throw .unusable("the value of \(quoted(key)) in \(target.name) is not an array")
+            }
+        case .dictAdd(let entries):
+            var d: PropertyListDictionary
+            switch current[k] {
+            case nil: d = [:]
+            case let old? where old.kind == .dictionary: d = old.dictionaryValue!
+            case _?: throw .unusable("the value of \(quoted(key)) in \(target.name) is not a dictionary")
+            }
+            for (ek, ev) in entries { d[PropertyList.Key(ek)] = ev }
+            value = .dictionary(d)
+        }
+        try target.apply([(key, value)])
+    }
+
+    /// `write D '{...}'`: the domain becomes exactly that dictionary.
+    private static func writeDictionary(_ text: String, to target: Target) throws(Failure) {
+        let parsed: PropertyList
+        do throws(PrefsError) {
+            parsed = try PropertyList.parse(Array(text.utf8))
+        } catch {
+            let c = text.utf8.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+            if c != UInt8(ascii: "{") && c != UInt8(ascii: "<") {
+                throw .unusable("key \(quoted(text)) has no value")
+            }
+            throw .unusable("cannot parse the dictionary \(quoted(text)): \(error.message)")
+        }
+        guard let entries = parsed.dictionaryValue else {
+            if parsed.kind == .string, text.utf8.first != UInt8(ascii: "\""), text.utf8.first != UInt8(ascii: "'") {
+                throw .unusable("key \(quoted(text)) has no value")
+            }
+            throw .unusable("\(quoted(text)) is not a dictionary (it reads as \(article(parsed.kind)))")
+        }
+        let current = try target.values()
+        var changes: [(String, PropertyList?)] = []
+        for key in current.keys.sorted() where entries[key] == nil { changes.append((key.string, nil)) }
+        for key in entries.keys.sorted() { changes.append((key.string, entries[key]!)) }
+        try target.apply(changes)
+    }
+
+    private static func article(_ kind: PropertyList.Kind) -> String {
+        switch kind {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .real: "a real"
+        case .boolean: "a boolean"
+        case .date: "a date"
+        case .data: "data"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        }
+    }
+
+    static func rename(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        try expect(args, count: 3, "rename <domain> <old_key> <new_key>")
+        let a = Array(args)
+        let target = try Target.resolve(a[0], host: host)
+        let v = try value(a[1], of: target)
+        if a[1] == a[2] { return }
+        try target.apply([(a[1], nil), (a[2], v)])
+    }
+
+    static func delete(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        try expect(args, 1...2, "delete <domain> [<key>]")
+        let target = try Target.resolve(args.first!, host: host)
+        if args.count == 2 {
+            let key = args.last!
+            _ = try value(key, of: target)
+            try target.apply([(key, nil)])
+        } else {
+            let current = try target.existingValues()
+            try target.apply(current.keys.sorted().map { ($0.string, nil) })
+        }
+    }
+
+    // MARK: import, export
+
+    static func importDomain(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        try expect(args, count: 2, "import <domain> <path> | -")
+        let target = try Target.resolve(args.first!, host: host)
+        let source = args.last!
+        let bytes = try FileIO.readAll(source == "-" ? nil : source)
+        let shown = source == "-" ? "standard input" : source
+        let parsed: PropertyList
+        do throws(PrefsError) {
+            parsed = try PropertyList.parse(bytes)
+        } catch {
+            throw .unusable("\(shown) does not parse (\(error.message))")
+        }
+        guard let entries = parsed.dictionaryValue else {
+            throw .unusable("\(shown) holds \(article(parsed.kind)), not a dictionary")
+        }
+        _ = try target.values() // refuses a domain file that does not parse
+        try target.apply(entries.keys.sorted().map { ($0.string, entries[$0]!) })
+    }
+
+    static func exportDomain(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        try expect(args, count: 2, "export <domain> <path> | -")
+        let target = try Target.resolve(args.first!, host: host)
+        let destination = args.last!
+        let values = try target.existingValues()
+        let xml: [UInt8]
+        do throws(PrefsError) {
+            xml = try PropertyList.dictionary(values).xmlData()
+        } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+        if destination == "-" {
+            Output.standard.write(bytes: xml)
+        } else {
+            try FileIO.replace(destination, with: xml)
+        }
+    }
+
+    // MARK: domains, find
+
+    static func domains(_ host: HostChoice) throws(Failure) {
+        let store = PreferencesStore.shared
+        var names: [String] = []
+        var problems: [String] = []
+        for app in store.applications(user: .current, host: host.domainHost) {
+            let id = DomainID(application: app, user: .current, host: host.domainHost)
+            // A file that does not parse is still a domain of the user.
+            if let problem = try? store.problem(in: id) {
+                names.append(app)
+                problems.append("prefs: \(problem.message)")
+            } else if let v = try? store.values(in: id), !v.isEmpty {
+                names.append(app)
+            }
+        }
+        Output.standard.line(names.joined(separator: ", "))
+        for p in problems { Output.error.line(p) }
+    }
+
+    static func find(_ word: String, _ host: HostChoice) throws(Failure) {
+        let needle = word.lowercased()
+        func has(_ s: String) -> Bool { needle.isEmpty || s.lowercased().contains(needle) }
+        func matches(_ v: PropertyList) -> Bool {
+            switch v.value {
+            case .string(let s): return has(s)
+            case .array(let items): return items.contains(where: matches)
+            case .dictionary(let d): return d.contains { has($0.key.string) || matches($0.value) }
+            default: return false
+            }
+        }
+        let (domains, problems) = everyDomain(host)
+        var found = false
+        for (name, values) in domains {
+            var hits = PropertyListDictionary()
+            for (k, v) in values where has(k.string) || matches(v) { hits[k] = v }
+            guard !hits.isEmpty else { continue }
+            found = true
+            Output.standard.line("Found \(hits.count) keys in domain '\(name)': \(OldStylePlist.format(.dictionary(hits)))")
+        }
+        for p in problems { Output.error.line(p) }
+        if !found { throw .refused("No domain, key, nor value containing '\(word)'") }
+    }
+}

@@ -1,0 +1,86 @@
+import Glibc
+
+/// Buffered writing to a file descriptor, without stdio or Foundation.
+final class Output {
+    nonisolated(unsafe) static let standard = Output(fd: 1)
+    nonisolated(unsafe) static let error = Output(fd: 2)
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) {
+        self.fd = fd
+        buffer.reserveCapacity(4096)
+    }
+
+    func write(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        if buffer.count >= 65536 { flush() }
+    }
+
+    func line(_ s: String) {
+        write(s)
+        buffer.append(0x0A)
+    }
+
+    func write(bytes: [UInt8]) {
+        flush()
+        Output.writeAll(fd, bytes)
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        Output.writeAll(fd, buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes every byte, retrying short writes and EINTR. Returns false on
+    /// any other failure.
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+}
+
+/// Why a command stopped: the message for stderr and the exit status.
+struct Failure: Error {
+    /// 1: the thing asked for is absent or was refused; 64: usage error.
+    let status: Int32
+    /// Lines for stderr, as they are printed.
+    let message: String
+
+    static let usageStatus: Int32 = 64
+
+    /// The thing asked for is absent, or was refused: exit 1. `message` is
+    /// printed exactly as given.
+    static func refused(_ message: String) -> Failure { Failure(status: 1, message: message) }
+
+    /// A value `write` cannot take (a type flag without value, a bad
+    /// number, a key without value...): refused, exit 1.
+    static func unusable(_ message: String) -> Failure {
+        refused("prefs: \(message); nothing was changed")
+    }
+
+    /// A command line the grammar cannot take: exit 64, with a pointer to
+    /// the usage text.
+    static func usage(_ message: String) -> Failure {
+        Failure(status: usageStatus, message: "prefs: \(message)\nRun 'prefs help' for usage.")
+    }
+
+    func report() {
+        Output.error.line(message)
+        Output.error.flush()
+    }
+}
+
+/// Quoting for messages: `'text'`.
+func quoted(_ s: String) -> String { "'\(s)'" }

@@ -1,0 +1,123 @@
+import Glibc
+import PrefsCore
+
+/// One stored domain as the command line names it: the store that holds it,
+/// its ID there, and the name messages use.
+struct Target {
+    let store: PreferencesStore
+    let id: DomainID
+    /// As the user wrote it (`NSGlobalDomain` for the global domain's names).
+    let name: String
+
+    /// The file the domain lives in.
+    var file: String { store.locations.path(of: id) }
+
+    static let globalNames: Set<String> = ["-g", "-globalDomain", globalDomainName]
+
+    /// The domain `word` names: a global-domain name, an absolute path to a
+    /// plist file, or an application ID, for the current user and `host`.
+    static func resolve(_ word: String, host: HostChoice) throws(Failure) -> Target {
+        if globalNames.contains(word) {
+            return Target(store: .shared, id: DomainID(application: globalDomainName, user: .current, host: host.domainHost),
+                          name: globalDomainName)
+        }
+        if word.hasPrefix("/") {
+            if host.given {
+                throw .usage("\(host.flag) cannot be used with a file path (\(word)): a file is one domain of its own")
+            }
+            return try file(word)
+        }
+        do throws(PrefsError) {
+            let app = try PreferencesStore.canonicalApplication(word)
+            return Target(store: .shared, id: DomainID(application: app, user: .current, host: host.domainHost), name: word)
+        } catch {
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+        }
+    }
+
+    /// A plist file named by an absolute path, with or without `.plist`.
+    ///
+    /// The file is worked on by a store of its own whose user directory is
+    /// the file's directory, so reads, the lock-and-merge write and the
+    /// atomic replacement are the library's, exactly as for named domains.
+    /// Its managed directory lies under `/dev/null`, where no file can be:
+    /// a plist file has no managed values.
+    static func file(_ path: String) throws(Failure) -> Target {
+        var base = path
+        if base.hasSuffix(".plist") { base.removeLast(".plist".count) }
+        guard let slash = base.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+            throw .refused("prefs: \(quoted(path)) is not an absolute path")
+        }
+        let dir = slash == base.utf8.startIndex ? "/" : String(base[..<slash])
+        let name = String(base[base.utf8.index(after: slash)...])
+        if name == globalDomainName {
+            throw .refused("prefs: cannot work on \(quoted(path)) directly: the library reserves the name \(globalDomainName) for the global domain")
+        }
+        if let problem = ApplicationID.problem(name) {
+            throw .refused("prefs: cannot use \(quoted(path)) as a plist file: \(problem)")
+        }
+        // Locations.path(of:) joins "<directory>/<name>.plist": a file in
+        // the root directory takes an empty directory.
+        let directory = dir == "/" ? "" : dir
+        let locations = Locations(userDirectory: directory, systemDirectory: directory,
+                                  managedDirectory: "/dev/null", hostID: "localhost", userName: "")
+        let store = PreferencesStore(locations: locations, arguments: [])
+        return Target(store: store, id: DomainID(application: name, user: .current, host: .any), name: path)
+    }
+
+    // MARK: Reading through the store
+
+    /// The domain's values; refused when its file does not parse or cannot
+    /// be read (the file is left as it is).
+    func values() throws(Failure) -> PropertyListDictionary {
+        do throws(PrefsError) {
+            if let problem = try store.problem(in: id) { throw problem }
+            return try store.values(in: id)
+        } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+    }
+
+    /// The values of a domain that must exist (hold at least one key).
+    func existingValues() throws(Failure) -> PropertyListDictionary {
+        let v = try values()
+        if v.isEmpty { throw .refused("Domain \(name) does not exist") }
+        return v
+    }
+
+    // MARK: Writing through the store
+
+    /// Applies `changes` as one change and writes the domain file at once.
+    /// The store refuses the whole change (values XML cannot hold, managed
+    /// keys) before anything is written.
+    func apply(_ changes: [(String, PropertyList?)]) throws(Failure) {
+        guard !changes.isEmpty else { return }
+        do throws(PrefsError) {
+            try store.set(changes, in: id)
+            if let note = try store.synchronize(id) { Output.error.line("prefs: \(note.message)") }
+        } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+    }
+}
+
+/// `-currentHost`, `-host <hostname>`, or neither.
+struct HostChoice {
+    var domainHost: DomainHost = .any
+    /// The flag as given, for messages; empty when none was.
+    var flag = ""
+    var given: Bool { !flag.isEmpty }
+
+    /// The library keeps ByHost domains for this machine only
+    /// (`DomainHost.current`, as the C API takes `kPrefsCurrentHost` or
+    /// this machine's host id): `-host` accepts this machine's host id (the
+    /// first line of /etc/machine-id, else the host name) and refuses any
+    /// other host.
+    static func named(_ host: String) throws(Failure) -> HostChoice {
+        let id = PreferencesStore.shared.locations.hostID
+        guard host == id else {
+            throw .usage("-host \(host): only this machine's host id (\(id)) can be given; the library keeps no ByHost domains for other hosts")
+        }
+        return HostChoice(domainHost: .current, flag: "-host")
+    }
+}

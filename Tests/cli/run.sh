@@ -1,0 +1,691 @@
+#!/usr/bin/env bash
+#
+# run.sh <prefix> — tests of the installed `prefs` command (<prefix>/bin/prefs,
+# from `make install PREFIX=<prefix>`), run as a user runs it, with
+# XDG_CONFIG_HOME, PREFS_SYSTEM_DIR, PREFS_MANAGED_DIR and HOME in a
+# temporary directory.
+#
+# Covers every verb and flag of doc/prefs.1: read output against the golden
+# files in Tests/cli/golden, the exact messages and exit statuses (0, 1, 64),
+# refusals that must leave the domain file byte for byte as it was, values
+# written by `prefs` read back through the C API and the other way round
+# (Tests/cli/capi.c, compiled with pkg-config against <prefix>), export as
+# Apple XML, import from a file and from stdin, domains, find, rename,
+# delete, the global domain's three names, plist-path domains, -currentHost,
+# -host and watch.
+#
+# One line per check, then "N passed, N failed". Exit status: 0 when every
+# check passed, 1 otherwise, 2 on bad usage. VERBOSE=1 prints the full
+# difference of failing checks. CC picks the C compiler (default cc).
+# GOLDEN_UPDATE=1 rewrites the golden files from this run's output (review
+# the difference before committing it).
+
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 <prefix>" >&2
+    exit 2
+fi
+if [ ! -x "$1/bin/prefs" ]; then
+    echo "$0: $1/bin/prefs: not found (run make install PREFIX=$1 first)" >&2
+    exit 2
+fi
+PREFIX=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+GOLDEN=$HERE/golden
+PREFS=$PREFIX/bin/prefs
+CC=${CC:-cc}
+VERBOSE=${VERBOSE:-0}
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-cli-tests.XXXXXX")
+WATCHERS=()
+cleanup() {
+    for pid in "${WATCHERS[@]}"; do kill "$pid" 2>/dev/null; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+export HOME=$WORK/home
+export XDG_CONFIG_HOME=$WORK/config
+export PREFS_SYSTEM_DIR=$WORK/system
+export PREFS_MANAGED_DIR=$WORK/managed
+export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+unset PKG_CONFIG_LIBDIR LD_LIBRARY_PATH LANGUAGE LC_ALL LC_MESSAGES
+export LANG=C
+mkdir -p "$HOME" "$WORK/files"
+CFG=$XDG_CONFIG_HOME
+if [ -s /etc/machine-id ]; then HOSTID=$(head -n 1 /etc/machine-id); else HOSTID=$(hostname); fi
+
+passed=0
+failed=0
+
+pass() {
+    passed=$((passed + 1))
+    printf 'PASS  %s\n' "$1"
+}
+
+# fail NAME DETAIL — DETAIL on the same line; newlines shown as \n.
+fail() {
+    failed=$((failed + 1))
+    local detail=${2//$'\n'/\\n}
+    printf 'FAIL  %s: %.300s\n' "$1" "$detail"
+}
+
+# p ARGS... — runs prefs; stdout in $WORK/out, stderr in $WORK/err, status in $rc.
+p() {
+    "$PREFS" "$@" >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+}
+
+# pin FILE ARGS... — the same with standard input from FILE.
+pin() {
+    local input=$1
+    shift
+    "$PREFS" "$@" <"$input" >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+}
+
+# same FILE TEXT — true when FILE holds exactly TEXT plus one newline (or
+# nothing at all when TEXT is empty).
+same() {
+    if [ -z "$2" ]; then
+        [ ! -s "$1" ]
+    else
+        printf '%s\n' "$2" >"$WORK/want"
+        cmp -s "$1" "$WORK/want"
+    fi
+}
+
+show() {
+    if [ "$VERBOSE" = 1 ]; then
+        printf '%s\n' "---- expected:" "$1" "---- got:" >&2
+        cat "$2" >&2
+    fi
+}
+
+# expect NAME STATUS STDOUT STDERR -- ARGS...
+# Runs prefs and compares the status and both outputs exactly; "*" skips a
+# comparison of an output.
+expect() {
+    local name=$1 status=$2 want_out=$3 want_err=$4
+    shift 5
+    p "$@"
+    check_run "$name" "$status" "$want_out" "$want_err"
+}
+
+# expect_in NAME INPUT STATUS STDOUT STDERR -- ARGS... — expect with stdin.
+expect_in() {
+    local name=$1 input=$2 status=$3 want_out=$4 want_err=$5
+    shift 6
+    pin "$input" "$@"
+    check_run "$name" "$status" "$want_out" "$want_err"
+}
+
+check_run() {
+    local name=$1 status=$2 want_out=$3 want_err=$4
+    if [ "$rc" != "$status" ]; then
+        fail "$name" "status $rc, expected $status; stderr: $(head -c 200 "$WORK/err")"
+    elif [ "$want_out" != "*" ] && ! same "$WORK/out" "$want_out"; then
+        show "$want_out" "$WORK/out"
+        fail "$name" "stdout: $(head -c 200 "$WORK/out")"
+    elif [ "$want_err" != "*" ] && ! same "$WORK/err" "$want_err"; then
+        show "$want_err" "$WORK/err"
+        fail "$name" "stderr: $(head -c 200 "$WORK/err")"
+    else
+        pass "$name"
+    fi
+}
+
+# golden NAME STATUS FILE -- ARGS... — stdout equals golden/FILE, stderr empty.
+golden() {
+    local name=$1 status=$2 base=$3 file=$GOLDEN/$3
+    shift 4
+    p "$@"
+    if [ "${GOLDEN_UPDATE:-0}" = 1 ] && [ "$rc" = "$status" ]; then cp "$WORK/out" "$file"; fi
+    if [ "$rc" != "$status" ]; then
+        fail "$name" "status $rc, expected $status; stderr: $(head -c 200 "$WORK/err")"
+    elif ! cmp -s "$WORK/out" "$file"; then
+        [ "$VERBOSE" = 1 ] && diff "$file" "$WORK/out" >&2
+        fail "$name" "stdout differs from golden/$base: $(diff "$file" "$WORK/out" | head -c 200)"
+    elif [ -s "$WORK/err" ] && [ "$status" = 0 ]; then
+        fail "$name" "unexpected stderr: $(head -c 200 "$WORK/err")"
+    else
+        pass "$name"
+    fi
+}
+
+# snapshot FILE — remembers FILE's bytes (or that it is absent) for unchanged.
+snapshot() {
+    rm -f "$WORK/snap"
+    snap_absent=1
+    if [ -e "$1" ]; then
+        cp -p "$1" "$WORK/snap"
+        snap_absent=0
+    fi
+}
+
+unchanged() {
+    if [ "$snap_absent" = 1 ]; then
+        [ ! -e "$1" ]
+    else
+        cmp -s "$1" "$WORK/snap"
+    fi
+}
+
+# refuse NAME STATUS FILE -- ARGS... — prefs must fail with STATUS, print
+# nothing on stdout, say why on stderr, and leave FILE byte for byte as it
+# was (or still absent), with nothing moved aside next to it.
+refuse() {
+    local name=$1 status=$2 file=$3
+    shift 4
+    snapshot "$file"
+    local before
+    before=$(ls -a "$(dirname "$file")" 2>/dev/null)
+    p "$@"
+    if [ "$rc" != "$status" ]; then
+        fail "$name" "status $rc, expected $status; stderr: $(head -c 200 "$WORK/err")"
+    elif [ -s "$WORK/out" ]; then
+        fail "$name" "wrote to stdout: $(head -c 200 "$WORK/out")"
+    elif [ ! -s "$WORK/err" ]; then
+        fail "$name" "no message on stderr"
+    elif ! unchanged "$file"; then
+        fail "$name" "$file changed"
+    elif [ "$(ls -a "$(dirname "$file")" 2>/dev/null)" != "$before" ]; then
+        fail "$name" "files appeared or vanished next to $file"
+    else
+        pass "$name"
+    fi
+}
+
+# ok NAME COMMAND... — passes when COMMAND succeeds.
+ok() {
+    local name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name" "check failed: $*"; fi
+}
+
+# quiet ARGS... — runs prefs for setting up a check; a failure is reported.
+quiet() {
+    p "$@"
+    if [ "$rc" != 0 ]; then fail "setup: prefs $*" "status $rc: $(head -c 200 "$WORK/err")"; fi
+}
+
+# ---------------------------------------------------------------------------
+# Usage
+
+p
+if [ "$rc" = 64 ] && [ ! -s "$WORK/out" ] && grep -q '^usage: prefs' "$WORK/err"; then
+    pass "usage/bare prefs prints usage on stderr, exit 64"
+else
+    fail "usage/bare prefs prints usage on stderr, exit 64" "status $rc"
+fi
+p help
+if [ "$rc" = 0 ] && [ ! -s "$WORK/err" ] && grep -q '^usage: prefs' "$WORK/out"; then
+    missing=""
+    for word in read read-type write rename delete import export domains find watch help \
+        -currentHost -host -globalDomain NSGlobalDomain -string -data -int -integer -float \
+        -bool -boolean -date -array -array-add -dict -dict-add; do
+        grep -q -- "$word" "$WORK/out" || missing="$missing $word"
+    done
+    if [ -z "$missing" ]; then pass "usage/help names every verb and flag"; else fail "usage/help names every verb and flag" "missing:$missing"; fi
+else
+    fail "usage/help names every verb and flag" "status $rc"
+fi
+expect "usage/unknown verb: 64" 64 "" "*" -- frobnicate
+expect "usage/read with 3 operands: 64" 64 "" "*" -- read a b c
+expect "usage/read-type with 1 operand: 64" 64 "" "*" -- read-type com.example.a
+expect "usage/write without key: 64" 64 "" "*" -- write com.example.a
+expect "usage/rename with 2 operands: 64" 64 "" "*" -- rename com.example.a k
+expect "usage/delete without domain: 64" 64 "" "*" -- delete
+expect "usage/import without source: 64" 64 "" "*" -- import com.example.a
+expect "usage/export without destination: 64" 64 "" "*" -- export com.example.a
+expect "usage/domains with an operand: 64" 64 "" "*" -- domains x
+expect "usage/find without word: 64" 64 "" "*" -- find
+expect "usage/watch without domain: 64" 64 "" "*" -- watch
+expect "usage/-host without name: 64" 64 "" "*" -- -host
+expect "usage/two host flags: 64" 64 "" "*" -- -currentHost -currentHost read com.example.a
+expect "usage/host flag without verb: 64" 64 "" "*" -- -currentHost
+ok "usage/no file written by usage errors" test ! -e "$CFG"
+
+# ---------------------------------------------------------------------------
+# write and read: every value form, read output rules
+
+D=com.example.golden
+F=$CFG/$D.plist
+quiet write $D string 'hello world'
+quiet write $D bare -string 'a$b/c:d.e-f_g9'
+quiet write $D int -int -42
+quiet write $D big -integer 18446744073709551615
+quiet write $D hex -int 0x1F
+quiet write $D real -float 2.5
+quiet write $D yes -bool YES
+quiet write $D no -boolean false
+quiet write $D true -bool tRuE
+quiet write $D false -bool No
+quiet write $D date -date 2026-01-02T03:04:05Z
+quiet write $D date2 -date '2026-01-02 05:04:05 +0200'
+quiet write $D data -data 0102abFF
+quiet write $D array -array one -int 2 -bool no -float 1.5 -date '2026-01-02 03:04:05 +0000' -data 00 -string 'two words' -5
+quiet write $D dict -dict b -int 1 a 'x y' c '(p, q)'
+quiet write $D 'key with space' $'quote" backslash\\ tab\tnewline\nend \xc3\xa9'
+quiet write $D comment -string '//x'
+quiet write $D empty -string ''
+quiet write $D nested '{ inner = { deep = (1, 2); }; list = (); }'
+quiet write $D plaindata '<0a0b>'
+quiet write $D plainarray '(a, "b c")'
+quiet write $D words 'plain text; not a plist'
+quiet write $D negative -5
+golden "read/domain: old-style text, sorted keys, 4-space indent, quoting" 0 read-domain.txt -- read $D
+ok "write/domain file is created in XDG_CONFIG_HOME with mode 0600" test "$(stat -c %a "$F" 2>/dev/null)" = 600
+ok "write/domain file is an XML property list" grep -q '^<plist version="1.0">$' "$F"
+
+expect "read/string value raw" 0 "hello world" "" -- read $D string
+expect "read/string with escapes raw" 0 $'quote" backslash\\ tab\tnewline\nend \xc3\xa9' "" -- read $D 'key with space'
+expect "read/empty string raw: status 0" 0 "*" "" -- read $D empty
+ok "read/empty string raw: one empty line" test "$(od -An -c "$WORK/out" | tr -d ' ')" = '\n'
+expect "read/integer bare" 0 "-42" "" -- read $D int
+expect "read/unsigned 64-bit integer" 0 "18446744073709551615" "" -- read $D big
+expect "read/-int takes 0x hexadecimal" 0 "31" "" -- read $D hex
+expect "read/float bare" 0 "2.5" "" -- read $D real
+expect "read/-bool YES is 1" 0 "1" "" -- read $D yes
+expect "read/-boolean false is 0" 0 "0" "" -- read $D no
+expect "read/-bool tRuE is 1" 0 "1" "" -- read $D true
+expect "read/-bool No is 0" 0 "0" "" -- read $D false
+expect "read/date ISO 8601" 0 '"2026-01-02 03:04:05 +0000"' "" -- read $D date
+expect "read/date with +0200 offset" 0 '"2026-01-02 03:04:05 +0000"' "" -- read $D date2
+expect "read/data" 0 "{length = 4, bytes = 0x0102abff}" "" -- read $D data
+expect "read/old-style data without flag" 0 "{length = 2, bytes = 0x0a0b}" "" -- read $D plaindata
+expect "read/array without flag" 0 $'(\n    a,\n    "b c"\n)' "" -- read $D plainarray
+expect "read/text that is not a plist is a string" 0 "plain text; not a plist" "" -- read $D words
+expect "read/-5 is a string, not a flag" 0 "-5" "" -- read $D negative
+expect "read/string starting with // is quoted inside containers" 0 "//x" "" -- read $D comment
+golden "read/dictionary value" 0 read-dict.txt -- read $D dict
+
+for pair in string:string int:integer big:integer real:float yes:boolean date:date data:data \
+    array:array dict:dictionary empty:string plaindata:data; do
+    key=${pair%%:*}
+    type=${pair#*:}
+    expect "read-type/$key is $type" 0 "Type is $type" "" -- read-type $D "$key"
+done
+
+expect "read/absent domain message" 1 "" "Domain com.example.none does not exist" -- read com.example.none
+expect "read/absent key message" 1 "" "The domain/default pair of ($D, nokey) does not exist" -- read $D nokey
+expect "read-type/absent key message" 1 "" "The domain/default pair of ($D, nokey) does not exist" -- read-type $D nokey
+expect "read-type/absent domain" 1 "" "The domain/default pair of (com.example.none, k) does not exist" -- read-type com.example.none k
+expect "read/invalid domain name refused" 1 "" "*" -- read 'not/absolute'
+
+# Values replace values of another type.
+quiet write $D real -string now-a-string
+expect "write/replaces a value of another type" 0 "Type is string" "" -- read-type $D real
+quiet write $D real -float 2.5
+
+# ---------------------------------------------------------------------------
+# -array-add, -dict, -dict-add
+
+quiet write $D list -array-add a
+quiet write $D list -array-add -int 1 b
+expect "write/-array-add creates, then appends" 0 $'(\n    a,\n    1,\n    b\n)' "" -- read $D list
+quiet write $D map -dict-add k v
+quiet write $D map -dict-add n -int 2 k w
+expect "write/-dict-add creates, then merges" 0 $'{\n    k = w;\n    n = 2;\n}' "" -- read $D map
+quiet write $D emptyarray -array
+expect "write/-array with no items is an empty array" 0 $'(\n)' "" -- read $D emptyarray
+quiet write $D emptydict -dict
+expect "write/-dict with no pairs is an empty dictionary" 0 $'{\n}' "" -- read $D emptydict
+refuse "write/-array-add onto a string: 1, unchanged" 1 "$F" -- write $D string -array-add x
+refuse "write/-dict-add onto an array: 1, unchanged" 1 "$F" -- write $D list -dict-add k v
+
+# ---------------------------------------------------------------------------
+# Refusals: nothing changes, never a stored "-bool"
+
+refuse "refuse/-int abc: 1" 1 "$F" -- write $D n -int abc
+refuse "refuse/-int 1.5: 1" 1 "$F" -- write $D n -int 1.5
+refuse "refuse/-int beyond 64 bits: 1" 1 "$F" -- write $D n -int 18446744073709551616
+refuse "refuse/-int <5>: 1" 1 "$F" -- write $D n -int '<5>'
+refuse "refuse/-int &#53;: 1" 1 "$F" -- write $D n -int '&#53;'
+refuse "refuse/-float abc: 1" 1 "$F" -- write $D n -float abc
+refuse "refuse/-bool maybe: 1" 1 "$F" -- write $D n -bool maybe
+refuse "refuse/-bool 1: 1" 1 "$F" -- write $D n -bool 1
+refuse "refuse/-data odd hex digits: 1" 1 "$F" -- write $D n -data abc
+refuse "refuse/-data non-hex: 1" 1 "$F" -- write $D n -data zz
+refuse "refuse/-data with >: 1" 1 "$F" -- write $D n -data '01> <02'
+refuse "refuse/-date garbage: 1" 1 "$F" -- write $D n -date yesterday
+refuse "refuse/-date February 30: 1" 1 "$F" -- write $D n -date 2026-02-30T00:00:00Z
+refuse "refuse/-date bad offset: 1" 1 "$F" -- write $D n -date '2026-01-02 03:04:05 +2400'
+refuse "refuse/key without value: 1" 1 "$F" -- write $D n
+refuse "refuse/-int without value: 1" 1 "$F" -- write $D n -int
+refuse "refuse/-bool without value: 1" 1 "$F" -- write $D n -bool
+refuse "refuse/-string without value: 1" 1 "$F" -- write $D n -string
+refuse "refuse/-data without value: 1" 1 "$F" -- write $D n -data
+refuse "refuse/-date without value: 1" 1 "$F" -- write $D n -date
+refuse "refuse/missing key before -bool: 1" 1 "$F" -- write $D -bool yes
+refuse "refuse/extra argument after the value: 1" 1 "$F" -- write $D n -int 1 2
+refuse "refuse/unknown type flag: 1" 1 "$F" -- write $D n -integr 5
+refuse "refuse/-array item flag without value: 1" 1 "$F" -- write $D n -array a -int
+refuse "refuse/-array item with bad integer: 1" 1 "$F" -- write $D n -array a -int x
+refuse "refuse/-array nested in -array: 1" 1 "$F" -- write $D n -array a -array b
+refuse "refuse/-dict key without value: 1" 1 "$F" -- write $D n -dict a 1 b
+refuse "refuse/-dict with a flag for key: 1" 1 "$F" -- write $D n -dict -int 1
+refuse "refuse/-dict-add value flag without value: 1" 1 "$F" -- write $D n -dict-add a -bool
+refuse "refuse/malformed array text: 1" 1 "$F" -- write $D n '(a, b'
+refuse "refuse/malformed data text: 1" 1 "$F" -- write $D n '<abc>'
+refuse "refuse/malformed quoted text: 1" 1 "$F" -- write $D n '"open'
+refuse "refuse/write D malformed {...: 1" 1 "$F" -- write $D '{a = b'
+refuse "refuse/write D '{a = b;' unterminated: 1" 1 "$F" -- write $D '{a = b;'
+refuse "refuse/write D with an array: 1" 1 "$F" -- write $D '(a, b)'
+refuse "refuse/write D with a quoted string: 1" 1 "$F" -- write $D '"text"'
+refuse "refuse/write D with a lone key: 1" 1 "$F" -- write $D lonekey
+expect "refuse/message names the bad integer" 1 "" "prefs: -int 'abc': not an integer (decimal or 0x hexadecimal, -2^63 to 2^64-1); nothing was changed" -- write $D n -int abc
+expect "refuse/message names the bad boolean" 1 "" "prefs: -bool 'maybe': not a boolean (TRUE, FALSE, YES or NO, in any case); nothing was changed" -- write $D n -bool maybe
+expect "refuse/message names the flag without value" 1 "" "prefs: -bool needs a value; nothing was changed" -- write $D n -bool
+expect "refuse/message names the key without value" 1 "" "prefs: key 'n' has no value; nothing was changed" -- write $D n
+expect "refuse/message names odd hex digits" 1 "" "prefs: -data 'abc': odd number of hex digits in <data>; nothing was changed" -- write $D n -data abc
+expect "refuse/no key was stored by any refusal" 1 "" "The domain/default pair of ($D, n) does not exist" -- read $D n
+
+A=$CFG/com.example.absent.plist
+refuse "refuse/-bool maybe on an absent domain creates no file" 1 "$A" -- write com.example.absent k -bool maybe
+refuse "refuse/key without value on an absent domain creates no file" 1 "$A" -- write com.example.absent k
+
+# ---------------------------------------------------------------------------
+# write D '{...}': the whole domain
+
+W=com.example.whole
+quiet write $W old v
+quiet write $W keep -int 1
+quiet write $W '{ keep = 2; new = (x); "quoted key" = "v w"; }'
+golden "write/dictionary replaces the whole domain" 0 read-whole.txt -- read $W
+quiet write $W '<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>x</key><integer>5</integer></dict></plist>'
+expect "write/dictionary in XML form" 0 $'{\n    x = 5;\n}' "" -- read $W
+
+# ---------------------------------------------------------------------------
+# rename and delete
+
+R=com.example.rename
+quiet write $R a -int 7
+quiet write $R other b
+quiet rename $R a z
+expect "rename/new key has the value" 0 "7" "" -- read $R z
+expect "rename/old key is gone" 1 "" "The domain/default pair of ($R, a) does not exist" -- read $R a
+expect "rename/keeps the type" 0 "Type is integer" "" -- read-type $R z
+refuse "rename/absent key: 1, unchanged" 1 "$CFG/$R.plist" -- rename $R nope x
+expect "rename/onto itself keeps the value" 0 "" "" -- rename $R z z
+expect "rename/onto itself: value still there" 0 "7" "" -- read $R z
+quiet rename $R z other
+expect "rename/onto an existing key replaces it" 0 "7" "" -- read $R other
+
+quiet delete $R other
+expect "delete/key removed" 1 "" "The domain/default pair of ($R, other) does not exist" -- read $R other
+refuse "delete/absent key: 1, unchanged" 1 "$CFG/$R.plist" -- delete $R other
+quiet write $R k v
+quiet delete $R
+expect "delete/domain removed: read says it does not exist" 1 "" "Domain $R does not exist" -- read $R
+expect "delete/domain removed: delete again says so" 1 "" "Domain $R does not exist" -- delete $R
+expect "delete/absent domain" 1 "" "Domain com.example.never does not exist" -- delete com.example.never
+
+# ---------------------------------------------------------------------------
+# import and export
+
+S=com.example.small
+quiet write $S name Ada
+quiet write $S n -int 3
+quiet write $S on -bool yes
+quiet write $S ratio -float 0.5
+quiet write $S when -date 2026-01-02T03:04:05Z
+quiet write $S bytes -data 010203
+quiet write $S list -array a -int 1
+quiet write $S amp -string 'a < b & c'
+golden "export/- writes Apple XML on stdout" 0 export-small.plist -- export $S -
+quiet export $S "$WORK/files/small-export.plist"
+ok "export/file holds the same bytes" cmp -s "$WORK/files/small-export.plist" "$GOLDEN/export-small.plist"
+quiet export $S "$WORK/files/small-export.plist"
+ok "export/replaces an existing file" cmp -s "$WORK/files/small-export.plist" "$GOLDEN/export-small.plist"
+expect "export/absent domain: 1" 1 "" "Domain com.example.none does not exist" -- export com.example.none -
+refuse "export/absent domain writes no file" 1 "$WORK/files/none.plist" -- export com.example.none "$WORK/files/none.plist"
+
+quiet export $D "$WORK/files/golden.plist"
+quiet import com.example.copy "$WORK/files/golden.plist"
+"$PREFS" read $D >"$WORK/original.txt"
+p read com.example.copy
+ok "import/an exported domain reads back identical" cmp -s "$WORK/out" "$WORK/original.txt"
+
+I=com.example.import
+quiet write $I kept yes
+quiet write $I untouched -int 1
+printf '{ a = 1; b = (x, "y z"); kept = no; }' >"$WORK/files/in.txt"
+expect_in "import/- reads old-style text from stdin" "$WORK/files/in.txt" 0 "" "" -- import $I -
+golden "import/sets every key, keeps the others" 0 read-import.txt -- read $I
+expect_in "import/- reads XML from stdin" "$GOLDEN/export-small.plist" 0 "" "" -- import $I -
+expect "import/XML values keep their types" 0 "Type is date" "" -- read-type $I when
+printf '{ a = 1; b = ' >"$WORK/files/broken.txt"
+refuse "import/file that does not parse: 1, unchanged" 1 "$CFG/$I.plist" -- import $I "$WORK/files/broken.txt"
+printf '(a, b)' >"$WORK/files/array.txt"
+refuse "import/array, not a dictionary: 1, unchanged" 1 "$CFG/$I.plist" -- import $I "$WORK/files/array.txt"
+printf '<?xml version="1.0"?><plist version="1.0"><string>x</string></plist>' >"$WORK/files/string.plist"
+refuse "import/XML string, not a dictionary: 1, unchanged" 1 "$CFG/$I.plist" -- import $I "$WORK/files/string.plist"
+refuse "import/missing file: 1, unchanged" 1 "$CFG/$I.plist" -- import $I "$WORK/files/does-not-exist.plist"
+refuse "import/empty stdin: 1, unchanged" 1 "$CFG/$I.plist" -- import $I - </dev/null
+printf '{ a = 1; }' >"$WORK/files/one.txt"
+snapshot "$CFG/com.example.imported-absent.plist"
+pin "$WORK/files/broken.txt" import com.example.imported-absent -
+ok "import/refused import of an absent domain creates no file" unchanged "$CFG/com.example.imported-absent.plist"
+
+# ---------------------------------------------------------------------------
+# Files that do not parse: reported, left untouched by every verb
+
+C=com.example.corrupt
+CF=$CFG/$C.plist
+printf '<?xml version="1.0"?><plist version="1.0"><dict><key>a</key><string>x' >"$CF"
+refuse "corrupt/read D: 1, file untouched" 1 "$CF" -- read $C
+refuse "corrupt/read D K: 1, file untouched" 1 "$CF" -- read $C a
+refuse "corrupt/read-type: 1, file untouched" 1 "$CF" -- read-type $C a
+refuse "corrupt/write D K V: 1, file untouched" 1 "$CF" -- write $C a y
+refuse "corrupt/write D dictionary: 1, file untouched" 1 "$CF" -- write $C '{a = y;}'
+refuse "corrupt/rename: 1, file untouched" 1 "$CF" -- rename $C a b
+refuse "corrupt/delete key: 1, file untouched" 1 "$CF" -- delete $C a
+refuse "corrupt/delete domain: 1, file untouched" 1 "$CF" -- delete $C
+refuse "corrupt/import: 1, file untouched" 1 "$CF" -- import $C "$WORK/files/one.txt"
+refuse "corrupt/export: 1, file untouched" 1 "$CF" -- export $C -
+p read $C
+ok "corrupt/the message names the file" grep -q "$CF" "$WORK/err"
+rm -f "$CF"
+
+# ---------------------------------------------------------------------------
+# Managed (forced) values
+
+mkdir -p "$PREFS_MANAGED_DIR"
+printf '{ forced = 1; }' >"$PREFS_MANAGED_DIR/com.example.managed.plist"
+refuse "managed/write of a forced key: 1, no file" 1 "$CFG/com.example.managed.plist" -- write com.example.managed forced -int 2
+quiet write com.example.managed free -int 2
+expect "managed/other keys are written" 0 "2" "" -- read com.example.managed free
+
+# ---------------------------------------------------------------------------
+# The global domain: -g, -globalDomain, NSGlobalDomain
+
+quiet write -g gk -string global
+ok "global/-g writes .GlobalPreferences.plist" test -f "$CFG/.GlobalPreferences.plist"
+expect "global/read through NSGlobalDomain" 0 "global" "" -- read NSGlobalDomain gk
+expect "global/read through -globalDomain" 0 "global" "" -- read -globalDomain gk
+quiet write -globalDomain gk2 -int 2
+quiet write NSGlobalDomain gk3 -bool no
+expect "global/read -g" 0 $'{\n    gk = global;\n    gk2 = 2;\n    gk3 = 0;\n}' "" -- read -g
+expect "global/absent key names NSGlobalDomain" 1 "" "The domain/default pair of (NSGlobalDomain, nokey) does not exist" -- read -g nokey
+quiet delete -g gk3
+expect "global/delete -g key" 1 "" "*" -- read -g gk3
+
+# ---------------------------------------------------------------------------
+# -currentHost and -host
+
+H=com.example.host
+quiet -currentHost write $H hk hv
+ok "currentHost/file is ByHost/<id>.<host id>.plist" test -f "$CFG/ByHost/$H.$HOSTID.plist"
+expect "currentHost/read" 0 "hv" "" -- -currentHost read $H hk
+expect "currentHost/not in the any-host domain" 1 "" "Domain $H does not exist" -- read $H
+expect "currentHost/-host <this machine's id> reads it" 0 "hv" "" -- -host "$HOSTID" read $H hk
+expect "currentHost/-host another machine: 64" 64 "" "*" -- -host not-this-machine read $H hk
+expect "currentHost/domains lists current-host domains" 0 "$H" "" -- -currentHost domains
+quiet -currentHost write -g ghk -int 1
+ok "currentHost/-g with -currentHost is ByHost/.GlobalPreferences" test -f "$CFG/ByHost/.GlobalPreferences.$HOSTID.plist"
+quiet -host "$HOSTID" rename $H hk hk2
+expect "currentHost/rename with -host" 0 "hv" "" -- -currentHost read $H hk2
+quiet -currentHost delete $H hk2
+expect "currentHost/delete" 1 "" "Domain $H does not exist" -- -currentHost read $H
+
+# ---------------------------------------------------------------------------
+# Domains given as plist paths
+
+PF=$WORK/files/direct
+quiet write "$PF" k v
+ok "path/without .plist works on <path>.plist" test -f "$PF.plist"
+ok "path/the file is an XML property list" grep -q '^<plist version="1.0">$' "$PF.plist"
+expect "path/read with .plist" 0 "v" "" -- read "$PF.plist" k
+inode1=$(stat -c %i "$PF.plist")
+quiet write "$PF.plist" n -int 3
+inode2=$(stat -c %i "$PF.plist")
+ok "path/a write replaces the file (new inode)" test "$inode1" != "$inode2"
+expect "path/read the whole file" 0 $'{\n    k = v;\n    n = 3;\n}' "" -- read "$PF"
+expect "path/absent key names the path" 1 "" "The domain/default pair of ($PF, nokey) does not exist" -- read "$PF" nokey
+expect "path/absent file" 1 "" "Domain $WORK/files/none.plist does not exist" -- read "$WORK/files/none.plist"
+refuse "path/-currentHost with a path: 64" 64 "$PF.plist" -- -currentHost write "$PF" k w
+printf 'not { a plist' >"$WORK/files/bad.plist"
+refuse "path/read of a file that does not parse: 1, untouched" 1 "$WORK/files/bad.plist" -- read "$WORK/files/bad.plist"
+refuse "path/write to a file that does not parse: 1, untouched" 1 "$WORK/files/bad.plist" -- write "$WORK/files/bad" k v
+quiet rename "$PF" k k2
+quiet delete "$PF" n
+expect "path/rename and delete" 0 $'{\n    k2 = v;\n}' "" -- read "$PF"
+expect_in "path/import into a file" "$WORK/files/one.txt" 0 "" "" -- import "$PF" -
+expect "path/export a file" 0 "*" "" -- export "$PF" -
+ok "path/export is XML" grep -q '<key>a</key>' "$WORK/out"
+p domains
+ok "path/domains does not list plist files" test "$rc" = 0 -a -n "$(cat "$WORK/out")" -a -z "$(grep direct "$WORK/out")"
+
+# ---------------------------------------------------------------------------
+# domains, read (all), find: in a configuration of their own
+
+(
+    export XDG_CONFIG_HOME=$WORK/config2
+    "$PREFS" write com.find.two alphabet -int 1
+    "$PREFS" write com.find.two none q
+    "$PREFS" write com.find.one Name 'Alpha Beta'
+    "$PREFS" write com.find.one other zzz
+    "$PREFS" write com.find.one list -array x ALPHA
+    "$PREFS" write com.find.one nested '{ k = { alphakey = 1; }; }'
+    "$PREFS" write com.find.one number -int 42
+    "$PREFS" write -g g nothing
+    "$PREFS" write com.find.empty k v
+    "$PREFS" delete com.find.empty
+) >/dev/null
+export XDG_CONFIG_HOME=$WORK/config2
+expect "domains/sorted, comma-separated, one line, no global domain" 0 "com.find.one, com.find.two" "" -- domains
+golden "read/every domain as one dictionary" 0 read-all.txt -- read
+golden "find/case-insensitive keys and string values, exact message" 0 find-alpha.txt -- find ALPHA
+expect "find/in one domain" 0 $'Found 1 keys in domain \'com.find.two\': {\n    none = q;\n}' "" -- find Q
+expect "find/global domain is searched" 0 $'Found 1 keys in domain \'NSGlobalDomain\': {\n    g = nothing;\n}' "" -- find NOTHING
+expect "find/nothing: exact message, 1" 1 "" "No domain, key, nor value containing 'qqqq'" -- find qqqq
+expect "find/numbers are not searched" 1 "" "No domain, key, nor value containing '42'" -- find 42
+printf 'garbage' >"$XDG_CONFIG_HOME/com.find.zbad.plist"
+golden "read/every domain with one that does not parse: others printed, 1" 1 read-all.txt -- read
+ok "read/the unreadable domain is reported on stderr" grep -q "com.find.zbad.plist" "$WORK/err"
+expect "domains/lists a domain that does not parse" 0 "com.find.one, com.find.two, com.find.zbad" "*" -- domains
+ok "read/every domain left the unreadable file untouched" test "$(cat "$XDG_CONFIG_HOME/com.find.zbad.plist")" = garbage
+export XDG_CONFIG_HOME=$WORK/config3
+expect "domains/none: status 0" 0 "*" "" -- domains
+ok "domains/none: one empty line" test "$(od -An -c "$WORK/out" | tr -d ' ')" = '\n'
+expect "find/no domains at all" 1 "" "No domain, key, nor value containing 'x'" -- find x
+export XDG_CONFIG_HOME=$CFG
+
+# ---------------------------------------------------------------------------
+# The C API reads what prefs wrote, and prefs reads what the C API wrote
+
+if $CC -std=c99 -Wall -Wextra -o "$WORK/capi" "$HERE/capi.c" $(pkg-config --cflags --libs prefs) 2>"$WORK/cc.log"; then
+    pass "capi/test program builds against the installed library"
+    X=com.example.capi
+    quiet write $X s -string 'from prefs'
+    quiet write $X i -int 9223372036854775807
+    quiet write $X r -float 0.5
+    quiet write $X b -bool yes
+    quiet write $X d -date 2026-01-02T03:04:05Z
+    quiet write $X x -data cafe
+    quiet write $X a -array one -int 2
+    quiet write $X m -dict k v
+    capi() { "$WORK/capi" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
+    capi_expect() {
+        local name=$1 want=$2
+        shift 2
+        capi "$@"
+        if [ "$rc" = 0 ] && same "$WORK/out" "$want"; then pass "$name"; else fail "$name" "status $rc: $(head -c 200 "$WORK/out")"; fi
+    }
+    capi_expect "capi/reads a string" 'string "from prefs"' get $X s
+    capi_expect "capi/reads an integer" "integer 9223372036854775807" get $X i
+    capi_expect "capi/reads a real" "real 0.5" get $X r
+    capi_expect "capi/reads a boolean" "boolean 1" get $X b
+    capi_expect "capi/reads a date" 'date "2026-01-02 03:04:05 +0000"' get $X d
+    capi_expect "capi/reads data" "data {length = 2, bytes = 0xcafe}" get $X x
+    capi_expect "capi/reads an array" $'array (\n    one,\n    2\n)' get $X a
+    capi_expect "capi/reads a dictionary" $'dictionary {\n    k = v;\n}' get $X m
+    quiet write -g cg -int 5
+    capi_expect "capi/reads the global domain" "integer 5" get NSGlobalDomain cg
+    quiet -currentHost write $X hostkey hostvalue
+    capi_expect "capi/reads a -currentHost value as kPrefsCurrentHost" "string hostvalue" get $X hostkey current-host
+    capi get $X hostkey
+    if [ "$rc" = 1 ]; then pass "capi/-currentHost value is not in the any-host domain"; else fail "capi/-currentHost value is not in the any-host domain" "status $rc"; fi
+    quiet write "$CFG/com.example.bypath" viapath -int 8
+    capi_expect "capi/a plist path under XDG_CONFIG_HOME is that domain" "integer 8" get com.example.bypath viapath
+
+    capi put com.example.fromc
+    if [ "$rc" = 0 ]; then pass "capi/stores values and synchronizes"; else fail "capi/stores values and synchronizes" "status $rc: $(cat "$WORK/err")"; fi
+    golden "capi/prefs reads what C stored" 0 read-fromc.txt -- read com.example.fromc
+    expect "capi/string raw" 0 "from C, with spaces" "" -- read com.example.fromc cstring
+    for pair in cstring:string cint:integer creal:float cbool:boolean cdate:date cdata:data carray:array cdict:dictionary; do
+        expect "capi/read-type ${pair%%:*}" 0 "Type is ${pair#*:}" "" -- read-type com.example.fromc "${pair%%:*}"
+    done
+    quiet write com.example.fromc cint -int 43
+    capi_expect "capi/C reads prefs' change of a C value" "integer 43" get com.example.fromc cint
+else
+    fail "capi/test program builds against the installed library" "$(head -c 300 "$WORK/cc.log")"
+fi
+
+# ---------------------------------------------------------------------------
+# watch: each change as it happens
+
+wait_for() { # FILE PATTERN — up to 10 s
+    local i=0
+    while [ $i -lt 100 ]; do
+        grep -qxF -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+V=com.example.watch
+"$PREFS" watch $V >"$WORK/watch.out" 2>"$WORK/watch.err" &
+WATCHERS+=($!)
+"$PREFS" watch $V b >"$WORK/watch-b.out" 2>"$WORK/watch-b.err" &
+WATCHERS+=($!)
+sleep 0.5
+"$PREFS" write $V a -int 1
+ok "watch/prints an added key" wait_for "$WORK/watch.out" "a = 1;"
+"$PREFS" write $V b -array x
+ok "watch/prints a changed container" wait_for "$WORK/watch.out" ");"
+"$PREFS" write $V b -int 2
+ok "watch/prints a new value" wait_for "$WORK/watch.out" "b = 2;"
+"$PREFS" delete $V a
+ok "watch/prints a deleted key" wait_for "$WORK/watch.out" "a deleted"
+"$PREFS" write $V c last
+wait_for "$WORK/watch.out" "c = last;"
+ok "watch/whole output" test "$(cat "$WORK/watch.out")" = $'a = 1;\nb = (\n    x\n);\nb = 2;\na deleted\nc = last;'
+ok "watch <key>/only that key" test "$(cat "$WORK/watch-b.out")" = $'b = (\n    x\n);\nb = 2;'
+kill -INT "${WATCHERS[0]}"
+wait "${WATCHERS[0]}"
+status=$?
+if [ "$status" = 0 ]; then pass "watch/ends with status 0 when interrupted"; else fail "watch/ends with status 0 when interrupted" "status $status"; fi
+ok "watch/nothing on stderr" test ! -s "$WORK/watch.err"
+expect "watch/invalid domain: 1" 1 "" "*" -- watch 'a/b'
+printf 'garbage' >"$CFG/com.example.watchbad.plist"
+refuse "watch/domain that does not parse: 1" 1 "$CFG/com.example.watchbad.plist" -- watch com.example.watchbad
+
+# ---------------------------------------------------------------------------
+
+ok "files/no temporary or moved-aside file left anywhere" test -z "$(find "$CFG" -name '*.corrupt-*' -o -name '.prefs.tmp-*' -o -name '.prefs-export-*')"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
