@@ -8,6 +8,8 @@ struct Target {
     let id: DomainID
     /// As the user wrote it (`NSGlobalDomain` for the global domain's names).
     let name: String
+    /// Whether the domain was named by a file path (a store of its own).
+    var isFile = false
 
     /// The file the domain lives in.
     var file: String { store.locations.path(of: id) }
@@ -62,7 +64,7 @@ struct Target {
         let locations = Locations(userDirectory: directory, systemDirectory: directory,
                                   managedDirectory: "/dev/null", hostID: "localhost", userName: "")
         let store = PreferencesStore(locations: locations, arguments: [])
-        return Target(store: store, id: DomainID(application: name, user: .current, host: .any), name: path)
+        return Target(store: store, id: DomainID(application: name, user: .current, host: .any), name: path, isFile: true)
     }
 
     // MARK: Reading through the store

@@ -4,19 +4,24 @@ import PrefsCore
 /// `prefs watch <domain> [<key>]`: prints each change of the domain (or of
 /// one key) until interrupted.
 ///
-/// The library has no observer API yet (no PrefsAddObserver in Prefs.h), so
-/// this polls: every 100 ms it asks the store to synchronize the domain,
-/// which re-reads the file only when its stamp (inode, size, times) changed,
-/// and compares the values with those last seen. Each change prints
-/// `key = value;` (the value as `prefs read` prints it inside a domain) or
-/// `key deleted`, and is flushed at once.
+/// What is printed is always the difference between the domain's stored
+/// values now and when last looked at: `key = value;` (the value as
+/// `prefs read` prints it inside a domain) or `key deleted`, flushed at once.
+///
+/// When to look: for a named domain, the library's observer of the
+/// application (`PreferencesStore.addObserver`, which notices other
+/// processes' writes through inotify) wakes the command at once, and a check
+/// every second catches what an observer of the search list cannot see (a
+/// change hidden by a value higher in the search list). A domain named by a
+/// file path has no application to observe: it is checked every 100 ms. A
+/// check asks the store to synchronize the domain, which re-reads the file
+/// only when its stamp (inode, size, times) changed.
 enum Watch {
-    static let interval = timespec(tv_sec: 0, tv_nsec: 100_000_000)
-
     static func run(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
         guard args.count == 1 || args.count == 2 else { throw .usage("usage: prefs watch <domain> [<key>]") }
         let target = try Target.resolve(args.first!, host: host)
-        let key = args.count == 2 ? PropertyList.Key(args.last!) : nil
+        let keyName = args.count == 2 ? args.last! : nil
+        let key = keyName.map { PropertyList.Key($0) }
         var last = try target.values()
         Output.standard.flush()
 
@@ -24,10 +29,10 @@ enum Watch {
         signal(SIGINT) { _ in _exit(0) }
         signal(SIGTERM) { _ in _exit(0) }
 
+        let wake = target.isFile ? nil : observe(target, keyName)
         var reported = ""
         while true {
-            var delay = interval, left = timespec()
-            while nanosleep(&delay, &left) != 0 { delay = left }
+            if let wake { wait(wake, milliseconds: 1000) } else { sleep(milliseconds: 100) }
             let now: PropertyListDictionary
             do throws(PrefsError) {
                 _ = try target.store.synchronize(target.id)
@@ -60,5 +65,42 @@ enum Watch {
             if printed { Output.standard.flush() }
             last = now
         }
+    }
+
+    /// A pipe whose read end becomes readable when the library's observer of
+    /// the target's application reports a change; `nil` when no observer
+    /// could be registered (the command then checks every second only).
+    private static func observe(_ target: Target, _ key: String?) -> Int32? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
+        let writeEnd = fds[1]
+        do throws(PrefsError) {
+            _ = try target.store.addObserver(application: target.id.application, key: key) { _, _ in
+                var byte: UInt8 = 1
+                _ = Glibc.write(writeEnd, &byte, 1) // a full pipe already means "look"
+            }
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            return nil
+        }
+        return fds[0]
+    }
+
+    /// Waits until `fd` is readable or `milliseconds` pass, then empties it.
+    private static func wait(_ fd: Int32, milliseconds: Int32) {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&p, 1, milliseconds)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while buffer.withUnsafeMutableBytes({ Glibc.read(fd, $0.baseAddress!, $0.count) }) > 0 {}
+    }
+
+    private static func sleep(milliseconds: Int) {
+        var delay = timespec(tv_sec: 0, tv_nsec: milliseconds * 1_000_000), left = timespec()
+        while nanosleep(&delay, &left) != 0 { delay = left }
     }
 }

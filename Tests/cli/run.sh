@@ -679,6 +679,18 @@ wait "${WATCHERS[0]}"
 status=$?
 if [ "$status" = 0 ]; then pass "watch/ends with status 0 when interrupted"; else fail "watch/ends with status 0 when interrupted" "status $status"; fi
 ok "watch/nothing on stderr" test ! -s "$WORK/watch.err"
+"$PREFS" watch "$WORK/files/watched" >"$WORK/watch-file.out" 2>&1 &
+WATCHERS+=($!)
+"$PREFS" watch -g gw >"$WORK/watch-g.out" 2>&1 &
+WATCHERS+=($!)
+sleep 0.5
+"$PREFS" write "$WORK/files/watched.plist" f -string 'in a file'
+ok "watch/a plist-path domain" wait_for "$WORK/watch-file.out" 'f = "in a file";'
+printf '{ f = edited; }' >"$WORK/files/watched.tmp" && mv "$WORK/files/watched.tmp" "$WORK/files/watched.plist"
+ok "watch/a file replaced by hand" wait_for "$WORK/watch-file.out" 'f = edited;'
+"$PREFS" write -g gw -int 9
+ok "watch/the global domain" wait_for "$WORK/watch-g.out" 'gw = 9;'
+ok "watch/a plist-path domain leaves its directory alone" test "$(ls -A "$WORK/files" | grep -c ByHost)" = 0
 expect "watch/invalid domain: 1" 1 "" "*" -- watch 'a/b'
 printf 'garbage' >"$CFG/com.example.watchbad.plist"
 refuse "watch/domain that does not parse: 1" 1 "$CFG/com.example.watchbad.plist" -- watch com.example.watchbad
