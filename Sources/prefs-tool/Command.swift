@@ -119,12 +119,14 @@ enum Command {
         guard args.count >= 2 else {
             throw .usage("usage: prefs write <domain> '<plist dictionary>' | prefs write <domain> <key> <value>")
         }
-        let target = try Target.resolve(args.first!, host: host)
+        // The value is read before the store is opened: a command refused
+        // for its value touches nothing at all.
         let rest = args.dropFirst()
-        if rest.count == 1 { return try writeDictionary(rest.first!, to: target) }
+        if rest.count == 1 { return try writeDictionary(rest.first!, to: args.first!, host) }
         let key = rest.first!
         if ValueGrammar.isFlag(key) { throw .unusable("a key is missing before \(key)") }
         let edit = try ValueGrammar.parse(rest.dropFirst())
+        let target = try Target.resolve(args.first!, host: host)
         let current = try target.values()
         let k = PropertyList.Key(key)
         let value: PropertyList
@@ -151,7 +153,7 @@ enum Command {
     }
 
     /// `write D '{...}'`: the domain becomes exactly that dictionary.
-    private static func writeDictionary(_ text: String, to target: Target) throws(Failure) {
+    private static func writeDictionary(_ text: String, to domain: String, _ host: HostChoice) throws(Failure) {
         let parsed: PropertyList
         do throws(PrefsError) {
             parsed = try PropertyList.parse(Array(text.utf8))
@@ -168,6 +170,7 @@ enum Command {
             }
             throw .unusable("\(quoted(text)) is not a dictionary (it reads as \(article(parsed.kind)))")
         }
+        let target = try Target.resolve(domain, host: host)
         let current = try target.values()
         var changes: [(String, PropertyList?)] = []
         for key in current.keys.sorted() where entries[key] == nil { changes.append((key.string, nil)) }
@@ -214,7 +217,6 @@ enum Command {
 
     static func importDomain(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
         try expect(args, count: 2, "import <domain> <path> | -")
-        let target = try Target.resolve(args.first!, host: host)
         let source = args.last!
         let bytes = try FileIO.readAll(source == "-" ? nil : source)
         let shown = source == "-" ? "standard input" : source
@@ -227,6 +229,7 @@ enum Command {
         guard let entries = parsed.dictionaryValue else {
             throw .unusable("\(shown) holds \(article(parsed.kind)), not a dictionary")
         }
+        let target = try Target.resolve(args.first!, host: host)
         _ = try target.values() // refuses a domain file that does not parse
         try target.apply(entries.keys.sorted().map { ($0.string, entries[$0]!) })
     }

@@ -116,7 +116,7 @@ struct HostChoice {
     /// first line of /etc/machine-id, else the host name) and refuses any
     /// other host.
     static func named(_ host: String) throws(Failure) -> HostChoice {
-        let id = PreferencesStore.shared.locations.hostID
+        let id = Locations.fromEnvironment().hostID
         guard host == id else {
             throw .usage("-host \(host): only this machine's host id (\(id)) can be given; the library keeps no ByHost domains for other hosts")
         }

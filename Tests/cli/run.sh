@@ -382,6 +382,19 @@ expect "refuse/message names the key without value" 1 "" "prefs: key 'n' has no 
 expect "refuse/message names odd hex digits" 1 "" "prefs: -data 'abc': odd number of hex digits in <data>; nothing was changed" -- write $D n -data abc
 expect "refuse/no key was stored by any refusal" 1 "" "The domain/default pair of ($D, n) does not exist" -- read $D n
 
+(
+    export XDG_CONFIG_HOME=$WORK/config-untouched
+    mkdir -p "$WORK/untouched"
+    for args in "k -bool maybe" "k -int" "k" "k -data abc" "{a"; do
+        # shellcheck disable=SC2086
+        "$PREFS" write com.example.untouched $args
+        "$PREFS" write "$WORK/untouched/file" $args
+    done
+    printf '(a)' | "$PREFS" import com.example.untouched -
+    printf '(a)' | "$PREFS" import "$WORK/untouched/file" -
+) >/dev/null 2>&1
+ok "refuse/a refused value creates no directory or file at all" test ! -e "$WORK/config-untouched" -a -z "$(ls -A "$WORK/untouched")"
+
 A=$CFG/com.example.absent.plist
 refuse "refuse/-bool maybe on an absent domain creates no file" 1 "$A" -- write com.example.absent k -bool maybe
 refuse "refuse/key without value on an absent domain creates no file" 1 "$A" -- write com.example.absent k
