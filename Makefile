@@ -1,8 +1,9 @@
 # The one place that knows linking, installing and packaging.
 #
 #   make example            build, install into ./build/stage, run the examples
-#   make check              every test: Swift core tests, then C tests against
-#                           the installed library, header and export checks
+#   make check              every test: Swift core tests, C tests against the
+#                           installed library (header, export, SONAME checks),
+#                           the installed prefs command, a ThreadSanitizer stress run
 #   make install PREFIX=/usr/local
 #
 # Both `example` and `check` install their own build dependencies first.
@@ -15,7 +16,7 @@ SWIFT       ?= swift
 SWIFTFLAGS  ?= -c release
 BUILD_DIR    = $(shell $(SWIFT) build $(SWIFTFLAGS) --show-bin-path)
 
-.PHONY: all deps build install example check test-swift test-c clean
+.PHONY: all deps build install example check test-swift test-c test-cli test-tsan clean
 
 all: build
 
@@ -48,8 +49,12 @@ example:
 	cc -std=c99 -Wall -Wextra -o build/xml_demo examples/xml_demo.c \
 	    $$(PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config --cflags --libs prefs)
 	./build/xml_demo
+	@echo '--- prefs: write a value, read it back (XDG_CONFIG_HOME=build/demo-config)'
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs write com.example.demo Greeting -string "hello from prefs"
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo Greeting
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo
 
-check: deps test-swift test-c
+check: deps test-swift test-c test-cli
 
 test-swift:
 	$(SWIFT) test
@@ -57,6 +62,13 @@ test-swift:
 test-c:
 	$(MAKE) install PREFIX=$(STAGE)
 	bash Tests/C/run.sh $(STAGE)
+
+test-cli:
+	$(MAKE) install PREFIX=$(STAGE)
+	bash Tests/cli/run.sh $(STAGE)
+
+test-tsan:
+	bash Tests/tsan.sh
 
 clean:
 	rm -rf build .build
