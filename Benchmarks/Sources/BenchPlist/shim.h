@@ -1,0 +1,1 @@
+#include <plist/plist.h>
