@@ -54,7 +54,7 @@ example:
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo Greeting
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo
 
-check: deps test-swift test-c test-cli
+check: deps test-swift test-c test-cli test-tsan
 
 test-swift:
 	$(SWIFT) test
