@@ -56,11 +56,11 @@ public enum OldStylePlist {
             out.append(")")
         case .dictionary(let entries):
             out.append("{\n")
-            for key in entries.keys.sorted() {
+            for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
                 indent(level + 1, &out)
                 out.append(quotedIfNeeded(key.string))
                 out.append(" = ")
-                append(entries[key]!, level: level + 1, to: &out)
+                append(value, level: level + 1, to: &out)
                 out.append(";\n")
             }
             indent(level, &out)

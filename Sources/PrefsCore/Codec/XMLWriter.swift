@@ -84,12 +84,12 @@ struct XMLWriter {
         case .dictionary(let entries):
             if entries.isEmpty { literal("<dict/>\n"); return }
             literal("<dict>\n")
-            for key in entries.keys.sorted() {
+            for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
                 tabs(indent + 1)
                 literal("<key>")
                 do throws(Failure) { try escaped(key.string, what: "key") } catch { throw error.at(".\(key.string)") }
                 literal("</key>\n")
-                do throws(Failure) { try append(entries[key]!, indent: indent + 1) } catch { throw error.at(".\(key.string)") }
+                do throws(Failure) { try append(value, indent: indent + 1) } catch { throw error.at(".\(key.string)") }
             }
             tabs(indent)
             literal("</dict>\n")

@@ -221,7 +221,12 @@ extension PropertyList {
         @inline(__always)
         func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
             switch storage {
-            case .owned(var s): return s.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+            case .owned(let s):
+                // Native strings expose their UTF-8 in place; only bridged
+                // or lazily decoded ones need the copy `withUTF8` makes.
+                if let r = s.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return r }
+                var copy = s
+                return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
             case .borrowed(let b): return body(b)
             }
         }
