@@ -12,6 +12,15 @@ enum FileSystem {
         var mtimeSeconds: Int64
         var mtimeNanoseconds: Int64
         var ctimeNanoseconds: Int64
+
+        init(_ st: stat) {
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            mtimeSeconds = Int64(st.st_mtim.tv_sec)
+            mtimeNanoseconds = Int64(st.st_mtim.tv_nsec)
+            ctimeNanoseconds = Int64(st.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_ctim.tv_nsec)
+        }
     }
 
     static func errorText(_ e: Int32) -> String { String(cString: strerror(e)) }
@@ -27,9 +36,7 @@ enum FileSystem {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw ioError("cannot examine", path)
         }
-        return Stamp(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                     mtimeSeconds: Int64(st.st_mtim.tv_sec), mtimeNanoseconds: Int64(st.st_mtim.tv_nsec),
-                     ctimeNanoseconds: Int64(st.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_ctim.tv_nsec))
+        return Stamp(st)
     }
 
     /// The whole content of `path` and its stamp; `nil` when it does not exist.
@@ -53,9 +60,7 @@ enum FileSystem {
             done += n
         }
         bytes.removeSubrange(done...)
-        let stamp = Stamp(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                          mtimeSeconds: Int64(st.st_mtim.tv_sec), mtimeNanoseconds: Int64(st.st_mtim.tv_nsec),
-                          ctimeNanoseconds: Int64(st.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_ctim.tv_nsec))
+        let stamp = Stamp(st)
         return (bytes, stamp)
     }
 

@@ -12,6 +12,13 @@ enum ScalarText {
         return UnsafeBufferPointer(rebasing: t[lo..<hi])
     }
 
+    /// Whether `t` starts with `-`, and where its digits start (after an
+    /// optional `-` or `+`).
+    static func sign(_ t: UnsafeBufferPointer<UInt8>) -> (negative: Bool, digitsStart: Int) {
+        guard let first = t.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") else { return (false, 0) }
+        return (first == UInt8(ascii: "-"), 1)
+    }
+
     // MARK: Integers
 
     /// An integer in -2^63...2^64-1: optional sign, then decimal digits
@@ -19,12 +26,9 @@ enum ScalarText {
     /// whitespace is allowed. `nil` for anything else or out of range.
     static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
         let t = trimmed(text)
-        var i = 0
-        var negative = false
-        if i < t.count && (t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+")) {
-            negative = t[i] == UInt8(ascii: "-")
-            i += 1
-        }
+        let negative: Bool
+        var i: Int
+        (negative, i) = sign(t)
         var radix: UInt64 = 10
         if i + 1 < t.count && t[i] == UInt8(ascii: "0") && (t[i + 1] | 0x20) == UInt8(ascii: "x") {
             radix = 16
@@ -79,12 +83,7 @@ enum ScalarText {
     /// is allowed. Overflow reads as infinity.
     static func parseReal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         let t = trimmed(text)
-        var i = 0
-        var negative = false
-        if i < t.count && (t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+")) {
-            negative = t[i] == UInt8(ascii: "-")
-            i += 1
-        }
+        let (negative, i) = sign(t)
         let rest = UnsafeBufferPointer(rebasing: t[i...])
         if let word = asciiLowercased(rest), word == "nan" || word == "inf" || word == "infinity" {
             if word == "nan" { return negative ? -Double.nan : Double.nan }
