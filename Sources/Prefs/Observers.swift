@@ -18,14 +18,7 @@ private struct Context: @unchecked Sendable {
 @c @implementation
 public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: UnsafePointer<CChar>?, _ callback: PrefsObserverCallback?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let callback else { refuse("PrefsAddObserver: NULL callback"); return nil }
-    let app: String
-    if strcmp(applicationID, kPrefsCurrentApplication) == 0 {
-        app = ApplicationID.current
-    } else if strcmp(applicationID, kPrefsAnyApplication) == 0 {
-        app = globalDomainName
-    } else {
-        app = String(cString: applicationID)
-    }
+    let app = applicationName(applicationID)
     let ctx = Context(pointer: context)
     do throws(PrefsError) {
         let token = try PreferencesStore.shared.addObserver(application: app, key: key.map { String(cString: $0) }) { a, k in

@@ -6,22 +6,23 @@ import PrefsCore
 
 private var store: PreferencesStore { PreferencesStore.shared }
 
-/// The application a C argument names; records the refusal and returns nil
-/// for IDs the core refuses. The last answer is cached per thread, so a
-/// program reading one application's keys resolves its ID once.
+/// The application ID a C argument stands for: the constants resolved, the
+/// rest taken as written (the core validates it).
+func applicationName(_ id: UnsafePointer<CChar>) -> String {
+    if strcmp(id, kPrefsCurrentApplication) == 0 { return ApplicationID.current }
+    if strcmp(id, kPrefsAnyApplication) == 0 { return globalDomainName }
+    return String(cString: id)
+}
+
+/// A read handle for the application a C argument names; records the
+/// refusal and returns nil for IDs the core refuses. The last answer is
+/// cached per thread, so a program reading one application's keys resolves
+/// its ID once.
 private func applicationHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
     let cache = LastApplication.forThisThread()
     if let last = cache.handle, strcmp(id, cache.bytes) == 0 { return last }
-    let resolved: String
-    if strcmp(id, kPrefsCurrentApplication) == 0 {
-        resolved = ApplicationID.current
-    } else if strcmp(id, kPrefsAnyApplication) == 0 {
-        resolved = globalDomainName
-    } else {
-        resolved = String(cString: id)
-    }
     do throws(PrefsError) {
-        let handle = try store.handle(application: resolved)
+        let handle = try store.handle(application: applicationName(id))
         cache.remember(id, handle)
         return handle
     } catch {
@@ -30,8 +31,18 @@ private func applicationHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.A
     }
 }
 
+/// The canonical application a C argument names, without loading its
+/// search list (writes and one-domain calls need only the name); records
+/// the refusal and returns nil for IDs the core refuses.
 private func application(_ id: UnsafePointer<CChar>) -> String? {
-    applicationHandle(id)?.application
+    let cache = LastApplication.forThisThread()
+    if let last = cache.handle, strcmp(id, cache.bytes) == 0 { return last.application }
+    do throws(PrefsError) {
+        return try PreferencesStore.canonicalApplication(applicationName(id))
+    } catch {
+        failed(error)
+        return nil
+    }
 }
 
 /// One thread's most recently resolved application ID.
