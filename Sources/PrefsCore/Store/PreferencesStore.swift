@@ -285,7 +285,9 @@ public final class PreferencesStore: @unchecked Sendable {
     /// Re-reads changed files and tells observers (called by the watcher).
     func noticeExternalChanges() {
         try? withState { (s: inout State) throws(PrefsError) in
-            noticeChanges(&s)
+            // A file edited by hand moves no counter, so look at every file;
+            // remember the counters so the next read does not look again.
+            s.seenCounts = counters.map(\.value)
             refreshLoaded(&s)
         }
     }
