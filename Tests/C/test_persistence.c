@@ -34,9 +34,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "children.h"
 #include "sandbox.h"
-
-static const char *self_name = "test_persistence";
 
 /* ------------------------------------------------------------------ */
 /* Child roles                                                         */
@@ -147,63 +146,24 @@ static int run_child_role(int argc, char **argv)
 /* Running children                                                    */
 /* ------------------------------------------------------------------ */
 
-/* Starts this program again with `args` (NULL-terminated, after argv[0]);
- * `fail` (may be NULL) goes into PREFS_TEST_FAIL of the child only. */
+/* Starts this program again with `args`; `fail` (may be NULL) goes into
+ * PREFS_TEST_FAIL of the child only. */
 static pid_t start_child(const char *fail, const char *const *args)
 {
-    char *argv[8];
-    int i;
-    pid_t pid;
-
-    argv[0] = (char *)self_name;
-    for (i = 0; args[i] != NULL && i < 6; i++)
-        argv[i + 1] = (char *)args[i];
-    argv[i + 1] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid = fork();
-    if (pid == 0) {
-        if (fail != NULL)
-            setenv("PREFS_TEST_FAIL", fail, 1);
-        execv("/proc/self/exe", argv);
-        perror("execv /proc/self/exe");
-        _exit(127);
-    }
-    return pid;
-}
-
-/* The child's exit status; -1 when it did not exit normally. */
-static int wait_child(pid_t pid)
-{
-    int status = 0;
-    if (pid < 0)
-        return -1;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    static char setting[64];
+    const char *env[] = { setting, NULL };
+    snprintf(setting, sizeof setting, "PREFS_TEST_FAIL=%s", fail != NULL ? fail : "");
+    return children_start(fail != NULL ? env : NULL, args);
 }
 
 static int run_child(const char *fail, const char *const *args)
 {
-    return wait_child(start_child(fail, args));
-}
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+    return children_wait(start_child(fail, args));
 }
 
 static void sleep_ms(long ms)
 {
-    struct timespec t;
-    t.tv_sec = ms / 1000;
-    t.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
+    children_sleep_us(ms * 1000L);
 }
 
 /* Whether the domain file of `app` holds key = text. */
@@ -250,8 +210,8 @@ static void test_written_by_itself(void)
 
     sandbox_domain_path(path, sizeof path, app, 0, 0);
     set_string_app("timed", "by itself", app);
-    start = now_seconds();
-    while ((waited = now_seconds() - start) < 1.5) {
+    start = children_now();
+    while ((waited = children_now() - start) < 1.5) {
         if (file_has_string(app, "timed", "by itself")) {
             seen = 1;
             break;
@@ -393,8 +353,8 @@ static void test_concurrent_writers(void)
 
     pa = start_child(NULL, a);
     pb = start_child(NULL, b);
-    CHECK(wait_child(pa) == 0);
-    CHECK(wait_child(pb) == 0);
+    CHECK(children_wait(pa) == 0);
+    CHECK(children_wait(pb) == 0);
     sandbox_domain_path(path, sizeof path, app, 0, 0);
     stored = sandbox_read_plist(path);
     CHECK(stored != NULL && PrefsGetType(stored) == kPrefsTypeDictionary);
@@ -421,7 +381,7 @@ int main(int argc, char **argv)
         return run_child_role(argc, argv);
     }
     if (argc > 0 && argv[0] != NULL)
-        self_name = argv[0];
+        children_self = argv[0];
 
     if (sandbox_init("persistence") != 0)
         return CHECK_FINISH();

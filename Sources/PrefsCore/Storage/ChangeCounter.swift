@@ -24,10 +24,7 @@ final class ChangeCounter: @unchecked Sendable {
         let path = directory + "/" + ChangeCounter.fileName
         var fd = open(path, O_RDWR | O_CLOEXEC)
         var writable = true
-        if fd < 0 && errno == ENOENT {
-            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            if fd >= 0 { _ = ftruncate(fd, off_t(ChangeCounter.size)) }
-        }
+        if fd < 0 && errno == ENOENT { fd = ChangeCounter.create(path) }
         if fd < 0 {
             fd = open(path, O_RDONLY | O_CLOEXEC)
             writable = false
@@ -43,6 +40,22 @@ final class ChangeCounter: @unchecked Sendable {
     }
 
     private var writable = false
+
+    /// Creates the counter file at `path` with its blocks allocated (a write
+    /// to an unallocated page of a mapping on a full disk raises SIGBUS): a
+    /// new file is allocated under a temporary name, then linked into place,
+    /// so no process ever maps a file that is still short. Returns an open
+    /// descriptor, or -1.
+    private static func create(_ path: String) -> Int32 {
+        let temp = "\(path).new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return -1 }
+        let allocated = posix_fallocate(fd, 0, off_t(size)) == 0
+        close(fd)
+        if allocated { _ = link(temp, path) } // EEXIST: another process was first
+        unlink(temp)
+        return open(path, O_RDWR | O_CLOEXEC)
+    }
 
     /// The current count; 0 when the counter could not be mapped.
     @inline(__always)

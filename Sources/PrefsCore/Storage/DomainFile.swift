@@ -112,6 +112,7 @@ final class Domain: @unchecked Sendable {
             }
             for (k, change) in pending { stored[k] = change }
             let bytes = try PropertyList(.dictionary(stored)).xmlData()
+            FileSystem.removeLeftoverTemporaries(in: dir)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
             pending = [:]
             values = stored

@@ -122,7 +122,7 @@ enum FileSystem {
         let dir = parent(of: path)
         // A short name of its own, not derived from the file's: a name that
         // fits in NAME_MAX must not fail for want of room for a suffix.
-        let temp = dir + "/.prefs.tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = dir + "/" + temporaryPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw ioError("cannot create", temp) }
         var ok = false
@@ -148,6 +148,19 @@ enum FileSystem {
         if dfd >= 0 {
             _ = fsync(dfd)
             close(dfd)
+        }
+    }
+
+    /// How the names of ``replaceAtomically(_:with:mode:)``'s temporary files begin.
+    static let temporaryPrefix = ".prefs.tmp-"
+
+    /// Removes the temporary files that writers killed half-way left in
+    /// `dir`. Call it only under ``withDirectoryLock(_:_:)``: every writer
+    /// writes its temporary file under that lock, so while it is held any
+    /// such file is left over.
+    static func removeLeftoverTemporaries(in dir: String) {
+        for name in list(dir) where name.hasPrefix(temporaryPrefix) {
+            unlink(dir + "/" + name)
         }
     }
 

@@ -25,6 +25,8 @@ final class ObserverRegistry: @unchecked Sendable {
         var threadRunning = false
         var deliveringThread: pthread_t? = nil
         var watcherRunning = false
+        /// The watcher's inotify descriptor, -1 when none.
+        var watcherDescriptor: Int32 = -1
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -34,18 +36,7 @@ final class ObserverRegistry: @unchecked Sendable {
     init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
-        ObserverRegistry.allLock.withLock { ObserverRegistry.all.append(self) }
-        ObserverRegistry.installForkHandler
     }
-
-    private static let allLock = ProcessLock()
-    nonisolated(unsafe) private static var all: [ObserverRegistry] = []
-    private static let installForkHandler: Void = {
-        pthread_atfork(nil, nil) {
-            // Only this thread exists in the child: no lock is needed.
-            for r in ObserverRegistry.all { r.forgetThreadsAfterFork() }
-        }
-    }()
 
     /// Claims the right to start the directory watcher; true once (again
     /// after a fork).
@@ -55,6 +46,11 @@ final class ObserverRegistry: @unchecked Sendable {
             state.watcherRunning = true
             return true
         }
+    }
+
+    /// Records the descriptor of the watcher started after ``claimWatcher()``.
+    func watcherStarted(_ descriptor: Int32?) {
+        locked { state.watcherDescriptor = descriptor ?? -1 }
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -100,14 +96,24 @@ final class ObserverRegistry: @unchecked Sendable {
         }
     }
 
-    /// After `fork`, the child has none of the parent's threads.
-    func forgetThreadsAfterFork() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-        state.threadRunning = false
-        state.delivering = nil
-        state.deliveringThread = nil
-        state.watcherRunning = false
+    /// Before `fork`: holds the lock so that the child gets a consistent state.
+    func lockForFork() { pthread_mutex_lock(mutex) }
+
+    /// After `fork`, in the parent or the child. The child has none of the
+    /// parent's threads: delivery and the watcher start again there.
+    func unlockAfterFork(inChild: Bool) {
+        if inChild {
+            pthread_cond_init(condition, nil)
+            state.threadRunning = false
+            state.delivering = nil
+            state.deliveringThread = nil
+            state.watcherRunning = false
+            // The parent's watcher thread is not here to read it.
+            if state.watcherDescriptor >= 0 { close(state.watcherDescriptor) }
+            state.watcherDescriptor = -1
+            startThreadIfNeeded()
+        }
+        pthread_mutex_unlock(mutex)
     }
 
     private func startThreadIfNeeded() {
@@ -152,15 +158,15 @@ final class ObserverRegistry: @unchecked Sendable {
 /// re-reads them and observers hear of the keys that changed.
 enum DirectoryWatcher {
     /// Starts a thread that calls `changed()` after files ending in `.plist`
-    /// change in any of `directories` (those that exist). Returns false when
-    /// inotify is unavailable.
-    static func start(_ directories: [String], _ changed: @escaping @Sendable () -> Void) -> Bool {
+    /// change in any of `directories` (those that exist). Returns the
+    /// inotify descriptor the thread reads, nil when inotify is unavailable.
+    static func start(_ directories: [String], _ changed: @escaping @Sendable () -> Void) -> Int32? {
         let fd = inotify_init1(Int32(IN_CLOEXEC))
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
         var watching = 0
         for dir in directories where inotify_add_watch(fd, dir, mask) >= 0 { watching += 1 }
-        guard watching > 0 else { close(fd); return false }
+        guard watching > 0 else { close(fd); return nil }
         final class Context { let fd: Int32; let changed: @Sendable () -> Void; init(_ fd: Int32, _ c: @escaping @Sendable () -> Void) { self.fd = fd; changed = c } }
         let ctx = Unmanaged.passRetained(Context(fd, changed)).toOpaque()
         var thread = pthread_t()
@@ -187,9 +193,9 @@ enum DirectoryWatcher {
         if made != 0 {
             Unmanaged<Context>.fromOpaque(ctx).release()
             close(fd)
-            return false
+            return nil
         }
         pthread_detach(thread)
-        return true
+        return fd
     }
 }

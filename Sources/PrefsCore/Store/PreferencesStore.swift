@@ -37,6 +37,7 @@ public final class PreferencesStore: @unchecked Sendable {
                     ChangeCounter(directory: locations.managedDirectory, create: false)]
         s.seenCounts = counters.map(\.value)
         state = s
+        ForkHandlers.register(self)
     }
 
     struct State: ~Copyable {
@@ -265,13 +266,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let app = try Self.canonicalApplication(app)
         withLocked { s in _ = view(app, &s) }
         let id = observers.add(.init(application: app, key: key, callback: callback))
-        if observers.claimWatcher() {
-            let l = locations
-            let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
-                        l.managedDirectory, l.managedDirectory + "/" + l.userName]
-            for d in [l.userDirectory + "/ByHost"] { try? FileSystem.makeDirectories(d) }
-            _ = DirectoryWatcher.start(dirs) { [weak self] in self?.noticeExternalChanges() }
-        }
+        startWatcherIfNeeded()
         return ObserverToken(id: id)
     }
 
@@ -280,6 +275,17 @@ public final class PreferencesStore: @unchecked Sendable {
     /// callback).
     public func removeObserver(_ token: ObserverToken) {
         observers.remove(token.id)
+    }
+
+    /// Starts the directory watcher, once per process (and again in the
+    /// child of a fork).
+    private func startWatcherIfNeeded() {
+        guard observers.claimWatcher() else { return }
+        let l = locations
+        let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
+                    l.managedDirectory, l.managedDirectory + "/" + l.userName]
+        try? FileSystem.makeDirectories(l.userDirectory + "/ByHost")
+        observers.watcherStarted(DirectoryWatcher.start(dirs) { [weak self] in self?.noticeExternalChanges() })
     }
 
     /// Re-reads changed files and tells observers (called by the watcher).
@@ -602,6 +608,28 @@ public final class PreferencesStore: @unchecked Sendable {
         v.merged = nil
     }
 
+    // MARK: Fork
+
+    /// Before `fork`: takes the store's locks, so that the child gets the
+    /// state whole (see ``ForkHandlers``).
+    func lockForFork() {
+        lock.lock()
+        observers.lockForFork()
+    }
+
+    /// After `fork`, in the parent or the child: releases the locks. The
+    /// child has none of the parent's threads, so its writing by itself,
+    /// delivery to observers and directory watcher start again.
+    func unlockAfterFork(inChild: Bool) {
+        observers.unlockAfterFork(inChild: inChild)
+        if inChild {
+            state.flushScheduled = false
+            if state.domains.values.contains(where: { $0.hasPendingChanges }) { scheduleFlush(&state) }
+        }
+        lock.unlock()
+        if inChild && !observers.isEmpty { startWatcherIfNeeded() }
+    }
+
     // MARK: Writing by itself
 
     private func scheduleFlush(_ s: inout State) {
@@ -627,9 +655,47 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 }
 
+/// Keeps every store usable in the child of `fork`: before the fork takes
+/// each store's locks (and the exit handler's), so that no other thread is
+/// half-way through a change when the process is copied; releases them after
+/// it in the parent and in the child, where the threads start again.
+enum ForkHandlers {
+    private struct Entry { weak var store: PreferencesStore? }
+    private static let lock = ProcessLock()
+    nonisolated(unsafe) private static var entries: [Entry] = []
+    /// The stores whose locks are held across the current fork.
+    nonisolated(unsafe) private static var held: [PreferencesStore] = []
+
+    static func register(_ store: PreferencesStore) {
+        _ = installed
+        lock.withLock {
+            entries.removeAll { $0.store == nil }
+            entries.append(Entry(store: store))
+        }
+    }
+
+    private static let installed: Void = {
+        pthread_atfork({ ForkHandlers.prepare() }, { ForkHandlers.resume(inChild: false) }, { ForkHandlers.resume(inChild: true) })
+    }()
+
+    private static func prepare() {
+        lock.lock()
+        held = entries.compactMap(\.store)
+        for store in held { store.lockForFork() }
+        FlushOnExit.lock.lock()
+    }
+
+    private static func resume(inChild: Bool) {
+        FlushOnExit.lock.unlock()
+        for store in held.reversed() { store.unlockAfterFork(inChild: inChild) }
+        held = []
+        lock.unlock()
+    }
+}
+
 /// Writes pending changes when the process exits normally.
 enum FlushOnExit {
-    private static let lock = ProcessLock()
+    fileprivate static let lock = ProcessLock()
     nonisolated(unsafe) private static var stores: [ObjectIdentifier: PreferencesStore] = [:]
     nonisolated(unsafe) private static var installed = false
 

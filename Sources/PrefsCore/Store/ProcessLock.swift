@@ -9,6 +9,12 @@ final class ProcessLock: @unchecked Sendable {
 
     init() { pthread_mutex_init(mutex, nil) }
 
+    /// Takes the lock; for fork handlers, which hold it across `fork`.
+    func lock() { pthread_mutex_lock(mutex) }
+
+    /// Releases the lock taken by ``lock()``.
+    func unlock() { pthread_mutex_unlock(mutex) }
+
     @inline(__always)
     func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
