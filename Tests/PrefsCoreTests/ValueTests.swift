@@ -1,5 +1,5 @@
 import Testing
-import PrefsCore
+@testable import PrefsCore
 
 @Suite("Values")
 struct ValueTests {
@@ -188,6 +188,25 @@ struct ValueTests {
         #expect(K("x").description == "x")
         let literal: K = "lit"
         #expect(literal.string == "lit")
+    }
+
+    @Test func writersListEntriesInKeyByteOrder() {
+        var keys = ["", "a", "ab", "abc", "B", "b", "z", "\u{E9}", "e\u{301}", "\u{FFFF}", "\u{1F600}", "a\u{0}b", "a\u{0}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let length = Int.random(in: 0...6, using: &generator)
+            keys.append(String((0..<length).map { _ in "ab\u{E9}\u{0}z".randomElement(using: &generator)! }))
+        }
+        var dict = PropertyListDictionary()
+        for (i, k) in keys.enumerated() { dict[PropertyList.Key(k)] = .integer(Int128(i)) }
+        let sorted = dict.sortedByKey()
+        // Distinct by bytes (a Set of Strings would merge "e\u{301}" and "\u{E9}").
+        let expected = Set(keys.map { Array($0.utf8) }).sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(sorted.map { Array($0.key.string.utf8) } == expected)
+        // Each value still goes with its key.
+        for (key, value) in sorted { #expect(dict[key] === value) }
+        #expect(PropertyListDictionary().sortedByKey().isEmpty)
+        #expect(["only": PropertyList.integer(1)].sortedByKey().map(\.key.string) == ["only"])
     }
 
     @Test func depth() {

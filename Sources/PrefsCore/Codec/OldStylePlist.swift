@@ -56,7 +56,7 @@ public enum OldStylePlist {
             out.append(")")
         case .dictionary(let entries):
             out.append("{\n")
-            for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in entries.sortedByKey() {
                 indent(level + 1, &out)
                 out.append(quotedIfNeeded(key.string))
                 out.append(" = ")

@@ -74,7 +74,9 @@ enum XMLReader {
     struct Frame {
         var isDict: Bool
         var items: [PropertyList] = []
-        var entries: [PropertyList.Key: PropertyList] = [:]
+        /// A dictionary's entries in document order; the dictionary is built
+        /// once, at its final size, when it closes (a later duplicate wins).
+        var pairs: [(PropertyList.Key, PropertyList)] = []
         var pendingKey: PropertyList.Key? = nil
     }
 
@@ -152,7 +154,9 @@ enum XMLReader {
             case .dict:
                 let frame = frames.removeLast()
                 guard frame.pendingKey == nil else { fail(.malformed, "<key>\(frame.pendingKey!.string)</key> has no value"); return }
-                place(PropertyList(.dictionary(frame.entries)))
+                var entries = PropertyListDictionary(minimumCapacity: frame.pairs.count)
+                for (k, v) in frame.pairs { entries[k] = v }
+                place(PropertyList(.dictionary(entries)))
             case .array:
                 place(PropertyList(.array(frames.removeLast().items)))
             default:
@@ -194,7 +198,7 @@ enum XMLReader {
             let n = frames.count
             if n > 0 {
                 if frames[n - 1].isDict {
-                    frames[n - 1].entries[frames[n - 1].pendingKey!] = v
+                    frames[n - 1].pairs.append((frames[n - 1].pendingKey!, v))
                     frames[n - 1].pendingKey = nil
                 } else {
                     frames[n - 1].items.append(v)

@@ -84,7 +84,7 @@ struct XMLWriter {
         case .dictionary(let entries):
             if entries.isEmpty { literal("<dict/>\n"); return }
             literal("<dict>\n")
-            for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in entries.sortedByKey() {
                 tabs(indent + 1)
                 literal("<key>")
                 do throws(Failure) { try escaped(key.string, what: "key") } catch { throw error.at(".\(key.string)") }

@@ -15,6 +15,21 @@ final class Domain: @unchecked Sendable {
     private(set) var loaded = false
     /// Why the file on disk could not be used, when it could not.
     private(set) var problem: PrefsError? = nil
+    /// The bytes `values` was built from (read and parsed, or written), so
+    /// that a write finding the same bytes on disk need not parse them again.
+    private var source: Fingerprint? = nil
+
+    /// The length and a hash of a file's bytes.
+    struct Fingerprint: Equatable {
+        let count: Int
+        let hash: Int
+        init(_ bytes: [UInt8]) {
+            var h = Hasher()
+            bytes.withUnsafeBytes { h.combine(bytes: $0) }
+            count = bytes.count
+            hash = h.finalize()
+        }
+    }
 
     init(path: String) { self.path = path }
 
@@ -38,6 +53,7 @@ final class Domain: @unchecked Sendable {
         }
         loaded = true
         do throws(PrefsError) {
+            source = nil
             guard let (bytes, stamp) = try FileSystem.read(target) else {
                 self.stamp = nil
                 problem = nil
@@ -48,6 +64,7 @@ final class Domain: @unchecked Sendable {
             do throws(PrefsError) {
                 rebuild(from: try Domain.decode(bytes, path: target))
                 problem = nil
+                source = Fingerprint(bytes)
             } catch {
                 problem = error
                 rebuild(from: [:])
@@ -103,17 +120,24 @@ final class Domain: @unchecked Sendable {
             if let (bytes, _) = try FileSystem.read(target) {
                 var st = stat()
                 if stat(target, &st) == 0 { mode = st.st_mode & 0o7777 }
-                do throws(PrefsError) {
-                    stored = try Domain.decode(bytes, path: target)
-                } catch {
-                    let aside = try FileSystem.moveAsideCorrupt(target)
-                    note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
+                if let source, loaded, source == Fingerprint(bytes) {
+                    // The bytes `values` came from: it is already the file
+                    // with the pending changes applied.
+                    stored = values
+                } else {
+                    do throws(PrefsError) {
+                        stored = try Domain.decode(bytes, path: target)
+                    } catch {
+                        let aside = try FileSystem.moveAsideCorrupt(target)
+                        note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
+                    }
                 }
             }
             for (k, change) in pending { stored[k] = change }
             let bytes = try PropertyList(.dictionary(stored)).xmlData()
             FileSystem.removeLeftoverTemporaries(in: dir)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
+            source = Fingerprint(bytes)
             pending = [:]
             values = stored
             stamp = try? FileSystem.stamp(target)

@@ -309,3 +309,34 @@ extension PropertyList: CustomStringConvertible {
 
 /// The entries of a dictionary value, with byte-exact keys.
 public typealias PropertyListDictionary = [PropertyList.Key: PropertyList]
+
+extension Dictionary where Key == PropertyList.Key, Value == PropertyList {
+    /// The entries in key order (by UTF-8 bytes), as writers list them.
+    /// The keys' bytes are copied once into one buffer and positions are
+    /// sorted by comparing that buffer, so the sort itself moves integers
+    /// and touches no reference counts.
+    func sortedByKey() -> [(key: PropertyList.Key, value: PropertyList)] {
+        let pairs = Array(self)
+        guard pairs.count > 1 else { return pairs }
+        var bytes = [UInt8]()
+        var bounds = [Int]()
+        bounds.reserveCapacity(pairs.count + 1)
+        for pair in pairs {
+            bounds.append(bytes.count)
+            pair.key.withBytes { bytes.append(contentsOf: $0) }
+        }
+        bounds.append(bytes.count)
+        var order = Array(pairs.indices)
+        bytes.withUnsafeBytes { b in
+            bounds.withUnsafeBufferPointer { at in
+                order.sort { i, j in
+                    let li = at[i + 1] - at[i], lj = at[j + 1] - at[j]
+                    let common = Swift.min(li, lj)
+                    let c = common == 0 ? 0 : memcmp(b.baseAddress! + at[i], b.baseAddress! + at[j], common)
+                    return c != 0 ? c < 0 : li < lj
+                }
+            }
+        }
+        return order.map { pairs[$0] }
+    }
+}
