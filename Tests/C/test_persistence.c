@@ -18,7 +18,8 @@
  *   - after another process's synchronize returns, this process's next read
  *     returns its values, without synchronizing;
  *   - two processes writing different keys of one domain at once both keep
- *     every key.
+ *     every key;
+ *   - reading creates no file in the system-wide and managed directories.
  */
 #define _XOPEN_SOURCE 700
 
@@ -183,6 +184,29 @@ static int file_has_string(const char *app, const char *key, const char *text)
 /* ------------------------------------------------------------------ */
 /* The tests                                                           */
 /* ------------------------------------------------------------------ */
+
+/* Reading makes no file in the system-wide and managed directories; the
+ * first write to an any-user domain makes the system directory's counter. */
+static void test_counter_files(void)
+{
+    struct sandbox *sb = sandbox();
+    char system_counter[400], managed_counter[400], user_counter[400];
+    PrefsPropertyListRef v;
+
+    sandbox_fmt(system_counter, sizeof system_counter, "%s/%s", sb->system, SANDBOX_COUNTER_FILE);
+    sandbox_fmt(managed_counter, sizeof managed_counter, "%s/%s", sb->managed, SANDBOX_COUNTER_FILE);
+    sandbox_fmt(user_counter, sizeof user_counter, "%s/%s", sb->config, SANDBOX_COUNTER_FILE);
+    v = PrefsCopyAppValue("anything", "com.example.persistence.counters");
+    PrefsRelease(v);
+    CHECKF(access(system_counter, F_OK) != 0, "a read made %s", system_counter);
+    CHECKF(access(managed_counter, F_OK) != 0, "a read made %s", managed_counter);
+    CHECKF(access(user_counter, F_OK) == 0, "the store did not make %s", user_counter);
+
+    sandbox_set_string("k", "v", "com.example.persistence.counters", kPrefsAnyUser, kPrefsAnyHost);
+    CHECK(PrefsSynchronize("com.example.persistence.counters", kPrefsAnyUser, kPrefsAnyHost));
+    CHECKF(access(system_counter, F_OK) == 0, "a write to an any-user domain did not make %s", system_counter);
+    CHECKF(access(managed_counter, F_OK) != 0, "a write made %s", managed_counter);
+}
 
 static void test_written_at_exit(void)
 {
@@ -386,6 +410,7 @@ int main(int argc, char **argv)
     if (sandbox_init("persistence") != 0)
         return CHECK_FINISH();
 
+    test_counter_files();
     test_written_at_exit();
     test_written_by_itself();
     test_injected_failures();

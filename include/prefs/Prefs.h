@@ -403,7 +403,10 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPro
  * the file, applies only this process's changed keys, writes a new file
  * beside it, flushes it, renames it over the old one (a symlinked file is
  * replaced at its target) and flushes the directory: two processes writing
- * different keys both keep them, and a reader never sees a torn file.
+ * different keys both keep them, and a reader never sees a torn file. The
+ * temporary file of a writer killed half-way is removed by the next write
+ * in that directory. A child of fork() keeps working; changes pending at
+ * the fork are pending in both processes.
  *
  * A stored file that does not parse is never overwritten or deleted: reads
  * see the domain as empty, and the next write moves the file aside to

@@ -14,17 +14,19 @@ final class ChangeCounter: @unchecked Sendable {
     static let fileName = ".prefs-changes"
     private static let size = 4096
 
-    /// Maps the counter of `directory`, creating the file (and, when
-    /// `create` is set, the directory) if it can; a directory it cannot map
-    /// gives a counter that never changes (changes there are still found by
-    /// synchronize and by the file watcher).
+    /// Maps the counter of `directory`. With `create` (the user's own
+    /// directory) the directory and the file are made when missing; without
+    /// it (system-wide directories) an existing file is mapped and nothing
+    /// is created until this process writes a domain there. A counter that
+    /// is not mapped never changes: changes there are still found by
+    /// synchronize and by the file watcher.
     init(directory: String, create: Bool) {
         self.directory = directory
-        if create { try? FileSystem.makeDirectories(directory) }
         let path = directory + "/" + ChangeCounter.fileName
+        if create { try? FileSystem.makeDirectories(directory) }
         var fd = open(path, O_RDWR | O_CLOEXEC)
         var writable = true
-        if fd < 0 && errno == ENOENT { fd = ChangeCounter.create(path) }
+        if fd < 0 && errno == ENOENT && create { fd = ChangeCounter.create(path) }
         if fd < 0 {
             fd = open(path, O_RDONLY | O_CLOEXEC)
             writable = false
@@ -40,6 +42,8 @@ final class ChangeCounter: @unchecked Sendable {
     }
 
     private var writable = false
+    /// Whether this process has made the file that was missing (see ``bump()``).
+    private var madeFile = false
 
     /// Creates the counter file at `path` with its blocks allocated (a write
     /// to an unallocated page of a mapping on a full disk raises SIGBUS): a
@@ -61,10 +65,17 @@ final class ChangeCounter: @unchecked Sendable {
     @inline(__always)
     var value: UInt64 { counter.map { prefs_atomic_load($0) } ?? 0 }
 
-    /// Records a change (when this process may write the counter).
+    /// Records a change (when this process may write the counter). When
+    /// there was no file to map, makes one, so that processes started from
+    /// now on see the next changes at once. Called under the store's lock.
     func bump() {
-        guard writable, let counter else { return }
-        _ = prefs_atomic_increment(counter)
+        if let counter {
+            if writable { _ = prefs_atomic_increment(counter) }
+        } else if !madeFile {
+            madeFile = true
+            let fd = ChangeCounter.create(directory + "/" + ChangeCounter.fileName)
+            if fd >= 0 { close(fd) }
+        }
     }
 
     /// Whether `path` lies in this counter's directory tree.
