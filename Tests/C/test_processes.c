@@ -14,6 +14,8 @@
  *     temporary file a killed writer left;
  *   - 200 trials: after another process's synchronize returns, this
  *     process's next read (no synchronize) returns the new value;
+ *   - a file rewritten by another program (renamed into place, or in
+ *     place) is noticed by reads without synchronize;
  *   - a full disk (a 256 KiB tmpfs, when this runs as root and may mount):
  *     synchronize fails with kPrefsErrorIO, the old file stays, the change
  *     stays pending and is written once there is room; a process exiting
@@ -827,6 +829,52 @@ static void test_visible_at_once(void)
            VISIBILITY_TRIALS);
 }
 
+/* Polls `key` of `app` (no synchronize) for up to 3 s until it is the
+ * integer `want`; returns the seconds it took, or -1. */
+static double seconds_until_seen(const char *app, const char *key, int64_t want, double since)
+{
+    for (;;) {
+        bool exists = false;
+        int64_t got = PrefsGetAppIntegerValue(key, app, &exists);
+        double now = children_now();
+        if (exists && got == want)
+            return now - since;
+        if (now - since > 3.0)
+            return -1;
+        children_sleep_us(500);
+    }
+}
+
+/* A file written by another program (an editor's write-and-rename, or an
+ * in-place rewrite) is noticed by this process's reads, with no
+ * synchronize and no change counter moved. */
+static void test_hand_edits_noticed(void)
+{
+    const char *app = "com.example.processes.byhand";
+    const char *one = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n"
+                      "<dict><key>edited</key><integer>1</integer></dict>\n</plist>\n";
+    const char *two = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n"
+                      "<dict><key>edited</key><integer>22</integer></dict>\n</plist>\n";
+    char path[700], temp[720];
+    PrefsPropertyListRef v;
+    double renamed, in_place;
+
+    sandbox_domain_path(path, sizeof path, app, 0, 0);
+    v = PrefsCopyAppValue("edited", app); /* loaded: no file yet */
+    CHECK(v == NULL);
+    sandbox_fmt(temp, sizeof temp, "%s.swp", path);
+    CHECK(sandbox_write_file(temp, one, strlen(one)) == 0);
+    CHECK(rename(temp, path) == 0);
+    renamed = seconds_until_seen(app, "edited", 1, children_now());
+    CHECKF(renamed >= 0, "a file written beside and renamed into place was not noticed within 3 s");
+
+    CHECK(sandbox_write_file(path, two, strlen(two)) == 0); /* truncate and write in place */
+    in_place = seconds_until_seen(app, "edited", 22, children_now());
+    CHECKF(in_place >= 0, "a file rewritten in place was not noticed within 3 s");
+    printf("edits by another program noticed after %.1f ms (rename) and %.1f ms (in place)\n", renamed * 1e3,
+           in_place * 1e3);
+}
+
 static void test_disk_full(void)
 {
     struct sandbox *sb = sandbox();
@@ -912,6 +960,7 @@ int main(int argc, char **argv)
     test_no_torn_reads();
     test_sigkill();
     test_visible_at_once();
+    test_hand_edits_noticed();
     test_disk_full();
     test_fork();
 

@@ -408,6 +408,13 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPro
  * in that directory. A child of fork() keeps working; changes pending at
  * the fork are pending in both processes.
  *
+ * Another process's synchronized changes are seen by this process's next
+ * read, which costs no system call while nothing changed (writers bump a
+ * counter that every process maps). Files written by other programs or
+ * edited by hand are noticed within milliseconds by a library thread that
+ * watches the preference directories with inotify from the first read on
+ * (where inotify is unavailable, at the next synchronize).
+ *
  * A stored file that does not parse is never overwritten or deleted: reads
  * see the domain as empty, and the next write moves the file aside to
  * "<file>.corrupt-<UTC time>" before writing a new one. The synchronize

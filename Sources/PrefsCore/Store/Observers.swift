@@ -24,9 +24,6 @@ final class ObserverRegistry: @unchecked Sendable {
         var delivering: Int? = nil
         var threadRunning = false
         var deliveringThread: pthread_t? = nil
-        var watcherRunning = false
-        /// The watcher's inotify descriptor, -1 when none.
-        var watcherDescriptor: Int32 = -1
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -36,21 +33,6 @@ final class ObserverRegistry: @unchecked Sendable {
     init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
-    }
-
-    /// Claims the right to start the directory watcher; true once (again
-    /// after a fork).
-    func claimWatcher() -> Bool {
-        locked {
-            if state.watcherRunning { return false }
-            state.watcherRunning = true
-            return true
-        }
-    }
-
-    /// Records the descriptor of the watcher started after ``claimWatcher()``.
-    func watcherStarted(_ descriptor: Int32?) {
-        locked { state.watcherDescriptor = descriptor ?? -1 }
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -100,17 +82,13 @@ final class ObserverRegistry: @unchecked Sendable {
     func lockForFork() { pthread_mutex_lock(mutex) }
 
     /// After `fork`, in the parent or the child. The child has none of the
-    /// parent's threads: delivery and the watcher start again there.
+    /// parent's threads: delivery starts again there.
     func unlockAfterFork(inChild: Bool) {
         if inChild {
             pthread_cond_init(condition, nil)
             state.threadRunning = false
             state.delivering = nil
             state.deliveringThread = nil
-            state.watcherRunning = false
-            // The parent's watcher thread is not here to read it.
-            if state.watcherDescriptor >= 0 { close(state.watcherDescriptor) }
-            state.watcherDescriptor = -1
             startThreadIfNeeded()
         }
         pthread_mutex_unlock(mutex)
@@ -153,49 +131,106 @@ final class ObserverRegistry: @unchecked Sendable {
     }
 }
 
-/// Watches the preference directories with inotify so that files written by
-/// other processes, or edited by hand, are noticed without a read: the store
-/// re-reads them and observers hear of the keys that changed.
-enum DirectoryWatcher {
+/// Watches the preference directories with inotify, so that files written
+/// by other programs or edited by hand are noticed without a read: the
+/// store re-reads them, and observers hear of the keys that changed.
+final class DirectoryWatcher: @unchecked Sendable {
+    private let inotify: Int32
+    /// A pipe whose write end wakes the thread to stop it.
+    private let wakeRead: Int32, wakeWrite: Int32
+
+    private init(inotify: Int32, wakeRead: Int32, wakeWrite: Int32) {
+        self.inotify = inotify
+        self.wakeRead = wakeRead
+        self.wakeWrite = wakeWrite
+    }
+
     /// Starts a thread that calls `changed()` after files ending in `.plist`
-    /// change in any of `directories` (those that exist). Returns the
-    /// inotify descriptor the thread reads, nil when inotify is unavailable.
-    static func start(_ directories: [String], _ changed: @escaping @Sendable () -> Void) -> Int32? {
+    /// change in any of `directories` (those that exist). nil when inotify
+    /// is unavailable (no instance left, say): changes are then found by
+    /// the change counters and by synchronize only.
+    static func start(_ directories: [String], _ changed: @escaping @Sendable () -> Void) -> DirectoryWatcher? {
         let fd = inotify_init1(Int32(IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
         var watching = 0
         for dir in directories where inotify_add_watch(fd, dir, mask) >= 0 { watching += 1 }
-        guard watching > 0 else { close(fd); return nil }
-        final class Context { let fd: Int32; let changed: @Sendable () -> Void; init(_ fd: Int32, _ c: @escaping @Sendable () -> Void) { self.fd = fd; changed = c } }
-        let ctx = Unmanaged.passRetained(Context(fd, changed)).toOpaque()
+        var wake: [Int32] = [-1, -1]
+        guard watching > 0, pipe(&wake) == 0 else { close(fd); return nil }
+        for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let watcher = DirectoryWatcher(inotify: fd, wakeRead: wake[0], wakeWrite: wake[1])
+        final class Context {
+            let watcher: DirectoryWatcher
+            let changed: @Sendable () -> Void
+            init(_ w: DirectoryWatcher, _ c: @escaping @Sendable () -> Void) { watcher = w; changed = c }
+        }
+        let ctx = Unmanaged.passRetained(Context(watcher, changed)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, 256 * 1024)
+        defer { pthread_attr_destroy(&attributes) }
         var thread = pthread_t()
-        let made = pthread_create(&thread, nil, { arg in
+        let made = pthread_create(&thread, &attributes, { arg in
             let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { Glibc.read(ctx.fd, $0.baseAddress, $0.count) }
-                if n < 0 { if errno == EINTR { continue }; return nil }
-                var relevant = false
-                buffer.withUnsafeBytes { raw in
-                    var offset = 0
-                    while offset + MemoryLayout<inotify_event>.size <= n {
-                        let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                        let nameStart = offset + MemoryLayout<inotify_event>.size
-                        let name = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
-                        if name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8) { relevant = true }
-                        offset = nameStart + length
-                    }
-                }
-                if relevant { ctx.changed() }
-            }
+            ctx.watcher.run(ctx.changed)
+            return nil
         }, ctx)
         if made != 0 {
             Unmanaged<Context>.fromOpaque(ctx).release()
-            close(fd)
+            watcher.closeDescriptors()
             return nil
         }
         pthread_detach(thread)
-        return fd
+        return watcher
+    }
+
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
+
+    /// Watches one more directory (one that did not exist at the start).
+    func add(_ directory: String) {
+        _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask)
+    }
+
+    /// Stops the thread, which closes the descriptors as it leaves.
+    func stop() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// In the child of a fork, where the thread does not exist: closes the
+    /// descriptors it would have read.
+    func abandonAfterFork() { closeDescriptors() }
+
+    private func closeDescriptors() {
+        close(inotify)
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    private func run(_ changed: @Sendable () -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        while true {
+            if poll(&fds, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { closeDescriptors(); return }
+            guard fds[0].revents != 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return }
+            var relevant = false
+            buffer.withUnsafeBytes { raw in
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= n {
+                    let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    let name = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
+                    if name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8) { relevant = true }
+                    offset = nameStart + length
+                }
+            }
+            if relevant { changed() }
+        }
     }
 }

@@ -24,6 +24,9 @@ public final class PreferencesStore: @unchecked Sendable {
     /// Change counters of the user, system and managed directories.
     private let counters: [ChangeCounter]
     private let observers = ObserverRegistry()
+    /// Notices files changed by other programs or by hand; started when the
+    /// first domain is loaded. Guarded by `lock`.
+    private var watcher: DirectoryWatcher? = nil
 
     /// A store whose files live at `locations`. `arguments` fills the
     /// argument domain (`nil`: this process's command line, at first use).
@@ -38,6 +41,12 @@ public final class PreferencesStore: @unchecked Sendable {
         s.seenCounts = counters.map(\.value)
         state = s
         ForkHandlers.register(self)
+    }
+
+    /// Writes what is still pending (FlushOnExit holds no store alive).
+    deinit {
+        try? synchronizeAll()
+        watcher?.stop()
     }
 
     struct State: ~Copyable {
@@ -131,6 +140,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let d = Domain(path: path)
         d.refresh()
         s.domains[path] = d
+        if watcher == nil { startWatcher() }
         return d
     }
 
@@ -264,9 +274,14 @@ public final class PreferencesStore: @unchecked Sendable {
     /// may call back into the store.
     public func addObserver(application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void) throws(PrefsError) -> ObserverToken {
         let app = try Self.canonicalApplication(app)
-        withLocked { s in _ = view(app, &s) }
+        // Current-host files of this user can then be watched too.
+        let byHost = locations.userDirectory + "/ByHost"
+        try? FileSystem.makeDirectories(byHost)
+        withLocked { s in
+            _ = view(app, &s)
+            watcher?.add(byHost)
+        }
         let id = observers.add(.init(application: app, key: key, callback: callback))
-        startWatcherIfNeeded()
         return ObserverToken(id: id)
     }
 
@@ -277,15 +292,13 @@ public final class PreferencesStore: @unchecked Sendable {
         observers.remove(token.id)
     }
 
-    /// Starts the directory watcher, once per process (and again in the
-    /// child of a fork).
-    private func startWatcherIfNeeded() {
-        guard observers.claimWatcher() else { return }
+    /// Starts the directory watcher (under the lock). A store that cannot
+    /// watch tries again when it next loads a domain.
+    private func startWatcher() {
         let l = locations
         let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
                     l.managedDirectory, l.managedDirectory + "/" + l.userName]
-        try? FileSystem.makeDirectories(l.userDirectory + "/ByHost")
-        observers.watcherStarted(DirectoryWatcher.start(dirs) { [weak self] in self?.noticeExternalChanges() })
+        watcher = DirectoryWatcher.start(dirs) { [weak self] in self?.noticeExternalChanges() }
     }
 
     /// Re-reads changed files and tells observers (called by the watcher).
@@ -625,9 +638,11 @@ public final class PreferencesStore: @unchecked Sendable {
         if inChild {
             state.flushScheduled = false
             if state.domains.values.contains(where: { $0.hasPendingChanges }) { scheduleFlush(&state) }
+            watcher?.abandonAfterFork()
+            watcher = nil
+            if !state.domains.isEmpty { startWatcher() }
         }
         lock.unlock()
-        if inChild && !observers.isEmpty { startWatcherIfNeeded() }
     }
 
     // MARK: Writing by itself
@@ -693,10 +708,12 @@ enum ForkHandlers {
     }
 }
 
-/// Writes pending changes when the process exits normally.
+/// Writes pending changes when the process exits normally (a store that
+/// goes away before writes them in its deinit).
 enum FlushOnExit {
+    private struct Entry { weak var store: PreferencesStore? }
     fileprivate static let lock = ProcessLock()
-    nonisolated(unsafe) private static var stores: [ObjectIdentifier: PreferencesStore] = [:]
+    nonisolated(unsafe) private static var stores: [ObjectIdentifier: Entry] = [:]
     nonisolated(unsafe) private static var installed = false
 
     static func register(_ store: PreferencesStore) {
@@ -705,12 +722,15 @@ enum FlushOnExit {
                 installed = true
                 atexit { FlushOnExit.flushAll() }
             }
-            stores[ObjectIdentifier(store)] = store
+            let id = ObjectIdentifier(store)
+            if stores[id]?.store === store { return }
+            stores = stores.filter { $0.value.store != nil }
+            stores[id] = Entry(store: store)
         }
     }
 
     static func flushAll() {
-        let all = lock.withLock { Array(stores.values) }
+        let all = lock.withLock { stores.values.compactMap(\.store) }
         for store in all { try? store.synchronizeAll() }
     }
 }
