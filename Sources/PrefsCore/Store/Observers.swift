@@ -138,6 +138,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     private let inotify: Int32
     /// A pipe whose write end wakes the thread to stop it.
     private let wakeRead: Int32, wakeWrite: Int32
+    private var thread = pthread_t()
 
     private init(inotify: Int32, wakeRead: Int32, wakeWrite: Int32) {
         self.inotify = inotify
@@ -168,8 +169,7 @@ final class DirectoryWatcher: @unchecked Sendable {
         pthread_attr_init(&attributes)
         pthread_attr_setstacksize(&attributes, 256 * 1024)
         defer { pthread_attr_destroy(&attributes) }
-        var thread = pthread_t()
-        let made = pthread_create(&thread, &attributes, { arg in
+        let made = pthread_create(&watcher.thread, &attributes, { arg in
             let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
             ctx.watcher.run(ctx.changed)
             return nil
@@ -179,7 +179,6 @@ final class DirectoryWatcher: @unchecked Sendable {
             watcher.closeDescriptors()
             return nil
         }
-        pthread_detach(thread)
         return watcher
     }
 
@@ -190,10 +189,17 @@ final class DirectoryWatcher: @unchecked Sendable {
         _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask)
     }
 
-    /// Stops the thread, which closes the descriptors as it leaves.
+    /// Stops the thread, which closes the descriptors as it leaves, and
+    /// waits until it has left (so `changed` is not running and will not
+    /// run again), unless called from that very thread.
     func stop() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
     }
 
     /// In the child of a fork, where the thread does not exist: closes the

@@ -40,13 +40,14 @@ public final class PreferencesStore: @unchecked Sendable {
                     ChangeCounter(directory: locations.managedDirectory, create: false)]
         s.seenCounts = counters.map(\.value)
         state = s
-        ForkHandlers.register(self)
+        LiveStores.add(self)
     }
 
-    /// Writes what is still pending (FlushOnExit holds no store alive).
+    /// Writes what is still pending.
     deinit {
-        try? synchronizeAll()
+        LiveStores.remove(self)
         watcher?.stop()
+        try? synchronizeAll()
     }
 
     struct State: ~Copyable {
@@ -298,7 +299,10 @@ public final class PreferencesStore: @unchecked Sendable {
         let l = locations
         let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
                     l.managedDirectory, l.managedDirectory + "/" + l.userName]
-        watcher = DirectoryWatcher.start(dirs) { [weak self] in self?.noticeExternalChanges() }
+        // Unretained (a weak reference would slow every retain of the
+        // store): deinit stops the watcher and waits for its thread.
+        let me = Unmanaged.passUnretained(self)
+        watcher = DirectoryWatcher.start(dirs) { me._withUnsafeGuaranteedRef { $0.noticeExternalChanges() } }
     }
 
     /// Re-reads changed files and tells observers (called by the watcher).
@@ -624,7 +628,7 @@ public final class PreferencesStore: @unchecked Sendable {
     // MARK: Fork
 
     /// Before `fork`: takes the store's locks, so that the child gets the
-    /// state whole (see ``ForkHandlers``).
+    /// state whole (see ``LiveStores``).
     func lockForFork() {
         lock.lock()
         observers.lockForFork()
@@ -648,7 +652,6 @@ public final class PreferencesStore: @unchecked Sendable {
     // MARK: Writing by itself
 
     private func scheduleFlush(_ s: inout State) {
-        FlushOnExit.register(self)
         guard !s.flushScheduled else { return }
         s.flushScheduled = true
         let me = Unmanaged.passRetained(self).toOpaque()
@@ -670,67 +673,46 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 }
 
-/// Keeps every store usable in the child of `fork`: before the fork takes
-/// each store's locks (and the exit handler's), so that no other thread is
-/// half-way through a change when the process is copied; releases them after
-/// it in the parent and in the child, where the threads start again.
-enum ForkHandlers {
-    private struct Entry { weak var store: PreferencesStore? }
+/// Every store of the process, for the two moments that concern them all:
+/// normal exit, when each writes its pending changes, and `fork`, across
+/// which each store's locks are held so that no other thread is half-way
+/// through a change when the process is copied (in the child the store's
+/// threads start again). Stores are held unretained, since a weak reference
+/// would slow every retain of a store; a store removes itself first thing
+/// in its deinit. Lock order: this lock, a store's lock, its observers' lock.
+enum LiveStores {
     private static let lock = ProcessLock()
-    nonisolated(unsafe) private static var entries: [Entry] = []
-    /// The stores whose locks are held across the current fork.
-    nonisolated(unsafe) private static var held: [PreferencesStore] = []
+    nonisolated(unsafe) private static var stores: [Unmanaged<PreferencesStore>] = []
 
-    static func register(_ store: PreferencesStore) {
+    static func add(_ store: PreferencesStore) {
         _ = installed
-        lock.withLock {
-            entries.removeAll { $0.store == nil }
-            entries.append(Entry(store: store))
-        }
+        lock.withLock { stores.append(.passUnretained(store)) }
+    }
+
+    static func remove(_ store: PreferencesStore) {
+        let gone = Unmanaged.passUnretained(store).toOpaque()
+        lock.withLock { stores.removeAll { $0.toOpaque() == gone } }
     }
 
     private static let installed: Void = {
-        pthread_atfork({ ForkHandlers.prepare() }, { ForkHandlers.resume(inChild: false) }, { ForkHandlers.resume(inChild: true) })
+        atexit { LiveStores.flushAll() }
+        pthread_atfork({ LiveStores.prepareFork() }, { LiveStores.resumeAfterFork(inChild: false) },
+                       { LiveStores.resumeAfterFork(inChild: true) })
     }()
 
-    private static func prepare() {
-        lock.lock()
-        held = entries.compactMap(\.store)
-        for store in held { store.lockForFork() }
-        FlushOnExit.lock.lock()
-    }
-
-    private static func resume(inChild: Bool) {
-        FlushOnExit.lock.unlock()
-        for store in held.reversed() { store.unlockAfterFork(inChild: inChild) }
-        held = []
-        lock.unlock()
-    }
-}
-
-/// Writes pending changes when the process exits normally (a store that
-/// goes away before writes them in its deinit).
-enum FlushOnExit {
-    private struct Entry { weak var store: PreferencesStore? }
-    fileprivate static let lock = ProcessLock()
-    nonisolated(unsafe) private static var stores: [ObjectIdentifier: Entry] = [:]
-    nonisolated(unsafe) private static var installed = false
-
-    static func register(_ store: PreferencesStore) {
+    private static func flushAll() {
         lock.withLock {
-            if !installed {
-                installed = true
-                atexit { FlushOnExit.flushAll() }
-            }
-            let id = ObjectIdentifier(store)
-            if stores[id]?.store === store { return }
-            stores = stores.filter { $0.value.store != nil }
-            stores[id] = Entry(store: store)
+            for s in stores { s._withUnsafeGuaranteedRef { try? $0.synchronizeAll() } }
         }
     }
 
-    static func flushAll() {
-        let all = lock.withLock { stores.values.compactMap(\.store) }
-        for store in all { try? store.synchronizeAll() }
+    private static func prepareFork() {
+        lock.lock()
+        for s in stores { s._withUnsafeGuaranteedRef { $0.lockForFork() } }
+    }
+
+    private static func resumeAfterFork(inChild: Bool) {
+        for s in stores.reversed() { s._withUnsafeGuaranteedRef { $0.unlockAfterFork(inChild: inChild) } }
+        lock.unlock()
     }
 }
