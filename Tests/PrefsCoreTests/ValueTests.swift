@@ -209,6 +209,33 @@ struct ValueTests {
         #expect(["only": PropertyList.integer(1)].sortedByKey().map(\.key.string) == ["only"])
     }
 
+    /// Dictionaries hash keys with ``PropertyList/Key/_rawHashValue(seed:)``:
+    /// equal bytes hash equally however the key holds them, and keys that
+    /// differ in a character or two still spread over the table's buckets.
+    @Test func keyHashIsConsistentAndSpreads() {
+        typealias K = PropertyList.Key
+        for text in ["", "a", "key0500", "p00-r00-k00", "exactly8", "a longer key with \u{E9} in it"] {
+            var bytes = Array(text.utf8)
+            let borrowed = bytes.withUnsafeMutableBytes { K(borrowing: UnsafeRawBufferPointer($0))._rawHashValue(seed: 42) }
+            #expect(K(text)._rawHashValue(seed: 42) == borrowed, "\(text)")
+            #expect(K(text)._rawHashValue(seed: 42) != K(text)._rawHashValue(seed: 43), "\(text)")
+        }
+        for pattern in ["key%04d", "p%02d-r%02d", "com.example.setting.number%d", "%d"] {
+            let keys = (0..<4096).map { i -> K in
+                let digits = String(i)
+                let text = pattern.replacingOccurrences(of: "%04d", with: String(repeating: "0", count: 4 - digits.count) + digits)
+                    .replacingOccurrences(of: "%02d-r%02d", with: "\(i / 64)-r\(i % 64)")
+                    .replacingOccurrences(of: "%d", with: digits)
+                return K(text)
+            }
+            #expect(Set(keys).count == 4096)
+            // 4,096 keys in 8,192 buckets: about 3,223 buckets are used when
+            // the low bits are as good as random.
+            let buckets = Set(keys.map { $0._rawHashValue(seed: 7) & 8191 })
+            #expect(buckets.count > 3000, "\(pattern): \(buckets.count) buckets of 8,192")
+        }
+    }
+
     @Test func depth() {
         #expect(PropertyList.string("x").depth == 0)
         #expect(PropertyList.integer(1).depth == 0)

@@ -18,8 +18,9 @@ public final class PreferencesStore: @unchecked Sendable {
 
     /// Where this store's files live.
     public let locations: Locations
-    /// Everything mutable, guarded by `lock` (see ``withLocked(_:)``).
-    private var state: State
+    /// Everything mutable, guarded by `lock` (see ``withLocked(_:)``), so
+    /// the exclusivity check is left out of every access.
+    @exclusivity(unchecked) private var state: State
     private let lock = ProcessLock()
     /// Change counters of the user, system and managed directories.
     private let counters: [ChangeCounter]
@@ -72,7 +73,9 @@ public final class PreferencesStore: @unchecked Sendable {
     final class SearchView: @unchecked Sendable {
         let application: String
         var layers: [Layer]
-        var merged: PropertyListDictionary? = nil
+        /// Accessed only under the store's lock, so the exclusivity check is
+        /// left out of the read path.
+        @exclusivity(unchecked) var merged: PropertyListDictionary? = nil
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
