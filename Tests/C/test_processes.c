@@ -189,6 +189,23 @@ static void temp_name_check(const char *dir, const char *when)
     CHECKF(n == 0, "%s: %d temporary files left in %s: %s", when, n, dir, listing);
 }
 
+/* Waits up to `seconds` for child `pid`, then kills it (a child that hangs
+ * inside fork itself never reaches its alarm()). As children_wait. */
+static int wait_or_kill(pid_t pid, int seconds)
+{
+    double until = children_now() + seconds;
+    int status = 0;
+    pid_t done;
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && children_now() < until)
+        children_sleep_us(5000);
+    if (done == 0) {
+        kill(pid, SIGKILL);
+        return children_wait(pid);
+    }
+    children_last_signal = done == pid && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return done == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Child roles                                                         */
 /* ------------------------------------------------------------------ */
@@ -471,7 +488,7 @@ static int role_forker(char **argv)
     set_int("k", 3, app);
     CHECK(PrefsAppSynchronize(app));
     children_write_byte(to_child[1], 's');
-    status = children_wait(pid);
+    status = wait_or_kill(pid, 30);
     CHECKF(status == 0, "the forked child: exit status %d, signal %d", status, children_last_signal);
     set_int("k", 4, app);
     CHECKF(await_value(&observed_k, 4, 3000), "in the parent after fork: the observer did not hear k = 4");
@@ -497,7 +514,8 @@ static void *busy_writer(void *arg)
 }
 
 /* --fork-busy APP: forks 40 children while another thread writes; each
- * child must set, synchronize, read and observe within 10 s. */
+ * child must set, synchronize, read and observe within 10 s (killed after
+ * 20 s, counted as hung). */
 static int role_fork_busy(char **argv)
 {
     const char *app = argv[2];
@@ -526,9 +544,9 @@ static int role_fork_busy(char **argv)
             PrefsRemoveObserver(o);
             _exit(ok ? 0 : 1);
         }
-        status = children_wait(pid);
+        status = wait_or_kill(pid, 20);
         if (status != 0) {
-            if (children_last_signal == SIGALRM)
+            if (children_last_signal == SIGALRM || children_last_signal == SIGKILL)
                 hung++;
             else
                 failed++;

@@ -412,8 +412,9 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPro
  * read, which costs no system call while nothing changed (writers bump a
  * counter that every process maps). Files written by other programs or
  * edited by hand are noticed within milliseconds by a library thread that
- * watches the preference directories with inotify from the first read on
- * (where inotify is unavailable, at the next synchronize).
+ * watches the preference directories with inotify, from one second after
+ * the first read (at once with observers; where inotify is unavailable,
+ * at the next synchronize).
  *
  * A stored file that does not parse is never overwritten or deleted: reads
  * see the domain as empty, and the next write moves the file aside to

@@ -134,44 +134,58 @@ final class ObserverRegistry: @unchecked Sendable {
 /// Watches the preference directories with inotify, so that files written
 /// by other programs or edited by hand are noticed without a read: the
 /// store re-reads them, and observers hear of the keys that changed.
+///
+/// Watching starts after a delay unless observers need it at once: the
+/// kernel takes 10-20 ms to tear down an inotify instance when a process
+/// exits, which short-lived processes (a command that reads one value)
+/// should not pay. When watching starts, `changed` runs once, for what
+/// changed before.
 final class DirectoryWatcher: @unchecked Sendable {
-    private let inotify: Int32
-    /// A pipe whose write end wakes the thread to stop it.
+    /// How long a watcher started without observers waits.
+    static let delaySeconds: Int32 = 1
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
+    private static let stopByte: UInt8 = 0x73, nowByte: UInt8 = 0x6E
+
+    /// A pipe whose write end wakes the thread: to stop, or to start
+    /// watching at once.
     private let wakeRead: Int32, wakeWrite: Int32
     private var thread = pthread_t()
+    /// The directories and, once watching, the inotify descriptor; under `mutex`.
+    private var directories: [String]
+    private var inotify: Int32 = -1
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    private init(inotify: Int32, wakeRead: Int32, wakeWrite: Int32) {
-        self.inotify = inotify
+    private init(_ directories: [String], wakeRead: Int32, wakeWrite: Int32) {
+        self.directories = directories
         self.wakeRead = wakeRead
         self.wakeWrite = wakeWrite
+        pthread_mutex_init(mutex, nil)
     }
 
-    /// Starts a thread that calls `changed()` after files ending in `.plist`
-    /// change in any of `directories` (those that exist). nil when inotify
-    /// is unavailable (no instance left, say): changes are then found by
-    /// the change counters and by synchronize only.
-    static func start(_ directories: [String], _ changed: @escaping @Sendable () -> Void) -> DirectoryWatcher? {
-        let fd = inotify_init1(Int32(IN_CLOEXEC))
-        guard fd >= 0 else { return nil }
-        var watching = 0
-        for dir in directories where inotify_add_watch(fd, dir, mask) >= 0 { watching += 1 }
+    /// Starts the thread that will call `changed()` after files ending in
+    /// `.plist` change in any of `directories` (those that exist), watching
+    /// at once when `immediately`, else after ``delaySeconds``. nil when no
+    /// thread can be started. Without inotify (no instance left, say),
+    /// changes are found by the change counters and synchronize only.
+    static func start(_ directories: [String], immediately: Bool, _ changed: @escaping @Sendable () -> Void) -> DirectoryWatcher? {
         var wake: [Int32] = [-1, -1]
-        guard watching > 0, pipe(&wake) == 0 else { close(fd); return nil }
+        guard pipe(&wake) == 0 else { return nil }
         for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let watcher = DirectoryWatcher(inotify: fd, wakeRead: wake[0], wakeWrite: wake[1])
+        let watcher = DirectoryWatcher(directories, wakeRead: wake[0], wakeWrite: wake[1])
         final class Context {
             let watcher: DirectoryWatcher
+            let immediately: Bool
             let changed: @Sendable () -> Void
-            init(_ w: DirectoryWatcher, _ c: @escaping @Sendable () -> Void) { watcher = w; changed = c }
+            init(_ w: DirectoryWatcher, _ i: Bool, _ c: @escaping @Sendable () -> Void) { watcher = w; immediately = i; changed = c }
         }
-        let ctx = Unmanaged.passRetained(Context(watcher, changed)).toOpaque()
+        let ctx = Unmanaged.passRetained(Context(watcher, immediately, changed)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         pthread_attr_setstacksize(&attributes, 256 * 1024)
         defer { pthread_attr_destroy(&attributes) }
         let made = pthread_create(&watcher.thread, &attributes, { arg in
             let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
-            ctx.watcher.run(ctx.changed)
+            ctx.watcher.run(immediately: ctx.immediately, ctx.changed)
             return nil
         }, ctx)
         if made != 0 {
@@ -182,19 +196,22 @@ final class DirectoryWatcher: @unchecked Sendable {
         return watcher
     }
 
-    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
-
     /// Watches one more directory (one that did not exist at the start).
     func add(_ directory: String) {
-        _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask)
+        pthread_mutex_lock(mutex)
+        directories.append(directory)
+        if inotify >= 0 { _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask) }
+        pthread_mutex_unlock(mutex)
     }
+
+    /// Starts watching now if the delay has not run out (for observers).
+    func watchNow() { wake(DirectoryWatcher.nowByte) }
 
     /// Stops the thread, which closes the descriptors as it leaves, and
     /// waits until it has left (so `changed` is not running and will not
     /// run again), unless called from that very thread.
     func stop() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake(DirectoryWatcher.stopByte)
         if pthread_equal(thread, pthread_self()) != 0 {
             pthread_detach(thread)
         } else {
@@ -203,28 +220,65 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
 
     /// In the child of a fork, where the thread does not exist: closes the
-    /// descriptors it would have read.
-    func abandonAfterFork() { closeDescriptors() }
-
-    private func closeDescriptors() {
-        close(inotify)
+    /// descriptors it would have read. Takes no lock: the parent's thread
+    /// may have held it at the fork, and only this thread exists here.
+    func abandonAfterFork() {
+        if inotify >= 0 { close(inotify) }
+        inotify = -1
         close(wakeRead)
         close(wakeWrite)
     }
 
-    private func run(_ changed: @Sendable () -> Void) {
+    private func wake(_ byte: UInt8) {
+        var b = byte
+        _ = write(wakeWrite, &b, 1)
+    }
+
+    private func closeDescriptors() {
+        pthread_mutex_lock(mutex)
+        if inotify >= 0 { close(inotify) }
+        inotify = -1
+        pthread_mutex_unlock(mutex)
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Waits for a byte on the wake pipe for up to `milliseconds` (-1: no
+    /// limit, 0: none waiting); returns it, or nil after the time.
+    private func wakeByte(within milliseconds: Int32, alongside fd: Int32 = -1) -> (byte: UInt8?, fdReady: Bool) {
+        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, fd >= 0 ? 2 : 1, milliseconds) < 0 {
+            if errno != EINTR { return (DirectoryWatcher.stopByte, false) }
+        }
+        var byte: UInt8 = 0
+        if fds[0].revents != 0 && read(wakeRead, &byte, 1) == 1 { return (byte, fds[1].revents != 0) }
+        return (nil, fd >= 0 && fds[1].revents != 0)
+    }
+
+    private func run(immediately: Bool, _ changed: @Sendable () -> Void) {
+        if !immediately && wakeByte(within: DirectoryWatcher.delaySeconds * 1000).byte == DirectoryWatcher.stopByte {
+            closeDescriptors()
+            return
+        }
+        pthread_mutex_lock(mutex)
+        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        if inotify >= 0 {
+            for dir in directories { _ = inotify_add_watch(inotify, dir, DirectoryWatcher.mask) }
+        }
+        var fd = inotify
+        pthread_mutex_unlock(mutex)
+        if !immediately { changed() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         while true {
-            if poll(&fds, 2, -1) < 0 {
-                if errno == EINTR { continue }
-                return
+            let (byte, ready) = wakeByte(within: -1, alongside: fd)
+            if byte == DirectoryWatcher.stopByte { closeDescriptors(); return }
+            guard ready else { continue }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno != EINTR && errno != EAGAIN { fd = -1 } // then only wait to be stopped
+                continue
             }
-            if fds[1].revents != 0 { closeDescriptors(); return }
-            guard fds[0].revents != 0 else { continue }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return }
             var relevant = false
             buffer.withUnsafeBytes { raw in
                 var offset = 0

@@ -144,7 +144,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let d = Domain(path: path)
         d.refresh()
         s.domains[path] = d
-        if watcher == nil { startWatcher() }
+        if watcher == nil { startWatcher(immediately: false) }
         return d
     }
 
@@ -282,8 +282,13 @@ public final class PreferencesStore: @unchecked Sendable {
         let byHost = locations.userDirectory + "/ByHost"
         try? FileSystem.makeDirectories(byHost)
         withLocked { s in
+            if let watcher {
+                watcher.add(byHost)
+                watcher.watchNow()
+            } else {
+                startWatcher(immediately: true)
+            }
             _ = view(app, &s)
-            watcher?.add(byHost)
         }
         let id = observers.add(.init(application: app, key: key, callback: callback))
         return ObserverToken(id: id)
@@ -296,16 +301,19 @@ public final class PreferencesStore: @unchecked Sendable {
         observers.remove(token.id)
     }
 
-    /// Starts the directory watcher (under the lock). A store that cannot
-    /// watch tries again when it next loads a domain.
-    private func startWatcher() {
+    /// Starts the directory watcher (under the lock): at once for
+    /// observers, else after a delay (see ``DirectoryWatcher``). A store
+    /// that cannot start one tries again when it next loads a domain.
+    private func startWatcher(immediately: Bool) {
         let l = locations
         let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
                     l.managedDirectory, l.managedDirectory + "/" + l.userName]
         // Unretained (a weak reference would slow every retain of the
         // store): deinit stops the watcher and waits for its thread.
         let me = Unmanaged.passUnretained(self)
-        watcher = DirectoryWatcher.start(dirs) { me._withUnsafeGuaranteedRef { $0.noticeExternalChanges() } }
+        watcher = DirectoryWatcher.start(dirs, immediately: immediately) {
+            me._withUnsafeGuaranteedRef { $0.noticeExternalChanges() }
+        }
     }
 
     /// Re-reads changed files and tells observers (called by the watcher).
@@ -647,7 +655,7 @@ public final class PreferencesStore: @unchecked Sendable {
             if state.domains.values.contains(where: { $0.hasPendingChanges }) { scheduleFlush(&state) }
             watcher?.abandonAfterFork()
             watcher = nil
-            if !state.domains.isEmpty { startWatcher() }
+            if !state.domains.isEmpty { startWatcher(immediately: !observers.isEmpty) }
         }
         lock.unlock()
     }
