@@ -147,8 +147,9 @@ final class DirectoryWatcher: @unchecked Sendable {
     private static let stopByte: UInt8 = 0x73, nowByte: UInt8 = 0x6E
 
     /// A pipe whose write end wakes the thread: to stop, or to start
-    /// watching at once.
-    private let wakeRead: Int32, wakeWrite: Int32
+    /// watching at once. Closed when the watcher goes away (after its
+    /// thread has let go of it).
+    private var wakeRead: Int32, wakeWrite: Int32
     private var thread = pthread_t()
     /// The directories and, once watching, the inotify descriptor; under `mutex`.
     private var directories: [String]
@@ -160,6 +161,12 @@ final class DirectoryWatcher: @unchecked Sendable {
         self.wakeRead = wakeRead
         self.wakeWrite = wakeWrite
         pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        closeWakePipe()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 
     /// Starts the thread that will call `changed()` after files ending in
@@ -190,7 +197,6 @@ final class DirectoryWatcher: @unchecked Sendable {
         }, ctx)
         if made != 0 {
             Unmanaged<Context>.fromOpaque(ctx).release()
-            watcher.closeDescriptors()
             return nil
         }
         return watcher
@@ -207,7 +213,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Starts watching now if the delay has not run out (for observers).
     func watchNow() { wake(DirectoryWatcher.nowByte) }
 
-    /// Stops the thread, which closes the descriptors as it leaves, and
+    /// Stops the thread, which closes its inotify instance as it leaves, and
     /// waits until it has left (so `changed` is not running and will not
     /// run again), unless called from that very thread.
     func stop() {
@@ -225,8 +231,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     func abandonAfterFork() {
         if inotify >= 0 { close(inotify) }
         inotify = -1
-        close(wakeRead)
-        close(wakeWrite)
+        closeWakePipe()
     }
 
     private func wake(_ byte: UInt8) {
@@ -234,17 +239,23 @@ final class DirectoryWatcher: @unchecked Sendable {
         _ = write(wakeWrite, &b, 1)
     }
 
-    private func closeDescriptors() {
+    private func closeInotify() {
         pthread_mutex_lock(mutex)
         if inotify >= 0 { close(inotify) }
         inotify = -1
         pthread_mutex_unlock(mutex)
-        close(wakeRead)
-        close(wakeWrite)
     }
 
-    /// Waits for a byte on the wake pipe for up to `milliseconds` (-1: no
-    /// limit, 0: none waiting); returns it, or nil after the time.
+    private func closeWakePipe() {
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+        wakeRead = -1
+        wakeWrite = -1
+    }
+
+    /// Waits up to `milliseconds` (-1: no limit) for a byte on the wake
+    /// pipe, or for `fd` to be readable; returns the byte (nil if none) and
+    /// whether `fd` is readable.
     private func wakeByte(within milliseconds: Int32, alongside fd: Int32 = -1) -> (byte: UInt8?, fdReady: Bool) {
         var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
@@ -258,7 +269,6 @@ final class DirectoryWatcher: @unchecked Sendable {
 
     private func run(immediately: Bool, _ changed: @Sendable () -> Void) {
         if !immediately && wakeByte(within: DirectoryWatcher.delaySeconds * 1000).byte == DirectoryWatcher.stopByte {
-            closeDescriptors()
             return
         }
         pthread_mutex_lock(mutex)
@@ -272,7 +282,7 @@ final class DirectoryWatcher: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let (byte, ready) = wakeByte(within: -1, alongside: fd)
-            if byte == DirectoryWatcher.stopByte { closeDescriptors(); return }
+            if byte == DirectoryWatcher.stopByte { closeInotify(); return }
             guard ready else { continue }
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
