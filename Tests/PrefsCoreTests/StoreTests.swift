@@ -779,6 +779,38 @@ struct StoreTests {
         }
     }
 
+    /// Stores that go away stop their file watchers: the threads and
+    /// descriptors of 20 watching stores are gone once the stores are.
+    /// Runs in a child process, alone, so no other test's threads count.
+    @Test func droppedStoresLeaveNoThreadsOrDescriptors() {
+        let r = runChildTest(named: "droppedStoresChild", role: "dropped-stores", environment: [:])
+        #expect(r.status == 0, "child failed:\n\(r.output)")
+        #expect(r.output.contains("droppedStoresChild() passed"), "the child test did not run:\n\(r.output)")
+    }
+
+    @Test(.enabled(if: isChildRole("dropped-stores")))
+    func droppedStoresChild() throws {
+        try inSandbox { box in
+            func count(_ dir: String) -> Int { FileSystem.list(dir).count }
+            let threads = count("/proc/self/task"), descriptors = count("/proc/self/fd")
+            var stores: [PreferencesStore] = []
+            for _ in 0..<20 {
+                let store = PreferencesStore(locations: box.locations, arguments: ["test-program"])
+                _ = try store.value(forKey: "k", application: app)
+                stores.append(store)
+            }
+            // Past the watchers' delay: each has its inotify instance now.
+            usleep(UInt32(DirectoryWatcher.delaySeconds) * 1_000_000 + 300_000)
+            let peakThreads = count("/proc/self/task"), peakDescriptors = count("/proc/self/fd")
+            #expect(peakThreads >= threads + 20, "\(threads) threads, then \(peakThreads)")
+            #expect(peakDescriptors >= descriptors + 60, "\(descriptors) descriptors, then \(peakDescriptors)")
+            stores.removeAll()
+            let afterThreads = count("/proc/self/task"), afterDescriptors = count("/proc/self/fd")
+            #expect(afterThreads <= peakThreads - 20, "\(peakThreads) threads, then \(afterThreads)")
+            #expect(afterDescriptors <= descriptors, "\(descriptors) descriptors, then \(afterDescriptors)")
+        }
+    }
+
     /// A change is written by itself within the documented delay.
     @Test func pendingChangesAreWrittenByThemselves() async throws {
         let box = StoreSandbox()
