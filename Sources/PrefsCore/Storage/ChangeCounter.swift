@@ -9,6 +9,8 @@ import Glibc
 /// unchanged counter costs one memory load: no system call.
 final class ChangeCounter: @unchecked Sendable {
     let directory: String
+    /// The counter file, `<directory>/.prefs-changes`.
+    private let path: String
     private let counter: UnsafeMutablePointer<UInt64>?
 
     static let fileName = ".prefs-changes"
@@ -22,7 +24,7 @@ final class ChangeCounter: @unchecked Sendable {
     /// synchronize and by the file watcher.
     init(directory: String, create: Bool) {
         self.directory = directory
-        let path = directory + "/" + ChangeCounter.fileName
+        path = directory + "/" + ChangeCounter.fileName
         if create { try? FileSystem.makeDirectories(directory) }
         var fd = open(path, O_RDWR | O_CLOEXEC)
         var writable = true
@@ -73,7 +75,7 @@ final class ChangeCounter: @unchecked Sendable {
             if writable { _ = prefs_atomic_increment(counter) }
         } else if !madeFile {
             madeFile = true
-            let fd = ChangeCounter.create(directory + "/" + ChangeCounter.fileName)
+            let fd = ChangeCounter.create(path)
             if fd >= 0 { close(fd) }
         }
     }

@@ -117,9 +117,8 @@ final class Domain: @unchecked Sendable {
         try FileSystem.withDirectoryLock(dir) { () throws(PrefsError) in
             var stored: Values = [:]
             var mode: mode_t = 0o600
-            if let (bytes, _) = try FileSystem.read(target) {
-                var st = stat()
-                if stat(target, &st) == 0 { mode = st.st_mode & 0o7777 }
+            if let (bytes, found) = try FileSystem.read(target) {
+                mode = found.mode
                 if let source, loaded, source == Fingerprint(bytes) {
                     // The bytes `values` came from: it is already the file
                     // with the pending changes applied.

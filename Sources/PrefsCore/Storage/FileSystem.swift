@@ -12,6 +12,8 @@ enum FileSystem {
         var mtimeSeconds: Int64
         var mtimeNanoseconds: Int64
         var ctimeNanoseconds: Int64
+        /// The permission bits.
+        var mode: mode_t
 
         init(_ st: stat) {
             device = UInt64(st.st_dev)
@@ -20,6 +22,7 @@ enum FileSystem {
             mtimeSeconds = Int64(st.st_mtim.tv_sec)
             mtimeNanoseconds = Int64(st.st_mtim.tv_nsec)
             ctimeNanoseconds = Int64(st.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_ctim.tv_nsec)
+            mode = st.st_mode & 0o7777
         }
     }
 

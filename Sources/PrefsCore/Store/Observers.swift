@@ -151,23 +151,18 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// thread has let go of it).
     private var wakeRead: Int32, wakeWrite: Int32
     private var thread = pthread_t()
-    /// The directories and, once watching, the inotify descriptor; under `mutex`.
+    /// The directories and, once watching, the inotify descriptor; under `lock`.
     private var directories: [String]
     private var inotify: Int32 = -1
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let lock = ProcessLock()
 
     private init(_ directories: [String], wakeRead: Int32, wakeWrite: Int32) {
         self.directories = directories
         self.wakeRead = wakeRead
         self.wakeWrite = wakeWrite
-        pthread_mutex_init(mutex, nil)
     }
 
-    deinit {
-        closeWakePipe()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
+    deinit { closeWakePipe() }
 
     /// Starts the thread that will call `changed()` after files ending in
     /// `.plist` change in any of `directories` (those that exist), watching
@@ -204,10 +199,10 @@ final class DirectoryWatcher: @unchecked Sendable {
 
     /// Watches one more directory (one that did not exist at the start).
     func add(_ directory: String) {
-        pthread_mutex_lock(mutex)
-        directories.append(directory)
-        if inotify >= 0 { _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask) }
-        pthread_mutex_unlock(mutex)
+        lock.withLock {
+            directories.append(directory)
+            if inotify >= 0 { _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask) }
+        }
     }
 
     /// Starts watching now if the delay has not run out (for observers).
@@ -240,10 +235,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
 
     private func closeInotify() {
-        pthread_mutex_lock(mutex)
-        if inotify >= 0 { close(inotify) }
-        inotify = -1
-        pthread_mutex_unlock(mutex)
+        lock.withLock {
+            if inotify >= 0 { close(inotify) }
+            inotify = -1
+        }
     }
 
     private func closeWakePipe() {
@@ -271,13 +266,13 @@ final class DirectoryWatcher: @unchecked Sendable {
         if !immediately && wakeByte(within: DirectoryWatcher.delaySeconds * 1000).byte == DirectoryWatcher.stopByte {
             return
         }
-        pthread_mutex_lock(mutex)
-        inotify = inotify_init1(Int32(IN_CLOEXEC))
-        if inotify >= 0 {
-            for dir in directories { _ = inotify_add_watch(inotify, dir, DirectoryWatcher.mask) }
+        var fd = lock.withLock { () -> Int32 in
+            inotify = inotify_init1(Int32(IN_CLOEXEC))
+            if inotify >= 0 {
+                for dir in directories { _ = inotify_add_watch(inotify, dir, DirectoryWatcher.mask) }
+            }
+            return inotify
         }
-        var fd = inotify
-        pthread_mutex_unlock(mutex)
         if !immediately { changed() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {

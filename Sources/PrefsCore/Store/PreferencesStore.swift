@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// The preferences of this process: every domain it has touched, the search
 /// list that combines them, and the in-memory domains (arguments,
@@ -225,9 +224,7 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 
     private func refreshLoaded(_ s: inout State) {
-        var changed = false
-        for d in s.domains.values where d.loaded && d.hasChangedOnDisk { changed = true }
-        guard changed else { return }
+        guard s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
         let before = snapshot(&s)
         for d in s.domains.values { d.refresh() }
         invalidateViews(&s)
@@ -555,8 +552,10 @@ public final class PreferencesStore: @unchecked Sendable {
     private func refreshAll(_ app: String, _ s: inout State) {
         var changed = false
         for layer in view(app, &s).layers {
-            if case .file(let p) = layer, let d = s.domains[p], d.refresh() { changed = true }
-            if case .managed(let p) = layer, let d = s.domains[p], d.refresh() { changed = true }
+            switch layer {
+            case .file(let p), .managed(let p): if let d = s.domains[p], d.refresh() { changed = true }
+            default: break
+            }
         }
         if changed { invalidateViews(&s) }
     }

@@ -9,6 +9,11 @@ final class ProcessLock: @unchecked Sendable {
 
     init() { pthread_mutex_init(mutex, nil) }
 
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
     /// Takes the lock; for fork handlers, which hold it across `fork`.
     func lock() { pthread_mutex_lock(mutex) }
 
