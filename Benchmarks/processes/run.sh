@@ -138,16 +138,8 @@ files_note() {
 }
 
 # ---------------------------------------------------------------- machine
-cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-mem_total=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
-machine="$(nproc) cores (nproc), $cpu_model, $mem_total RAM, Linux $(uname -r), Debian $(cat /etc/debian_version 2>/dev/null || echo '?')"
-if git -C "$root" rev-parse --show-toplevel 2>/dev/null | grep -qx "$root"; then
-    library="libprefs $(git -C "$root" rev-parse --short HEAD)"
-    changed=$(git -C "$root" status --porcelain -- Sources include Package.swift | wc -l)
-    [ "$changed" = 0 ] || library+=" plus $changed uncommitted changes to Sources, include or Package.swift"
-else
-    library="libprefs built from $root"
-fi
+# shellcheck source=../machine.sh
+. "$here/../machine.sh"
 versions="$(swiftc --version 2>&1 | head -1); $library"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date +%s)
@@ -208,7 +200,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "Command: \`$([ -n "${PREFS_ROOT:-}" ] && echo "PREFS_ROOT=$PREFS_ROOT ")$invocation\` (PROCS=$PROCS ROUNDS=$ROUNDS KEYS=$KEYS LOST_RUNS=$LOST_RUNS FOUNDATION_LOST_RUNS=$FOUNDATION_LOST_RUNS SYNC_ITERS=$SYNC_ITERS FIRST_TRIALS=$FIRST_TRIALS POLL_TRIALS=$POLL_TRIALS POLL_TIMEOUT_MS=$POLL_TIMEOUT_MS FOUNDATION_POLL_TRIALS=$FOUNDATION_POLL_TRIALS OBS_TRIALS=$OBS_TRIALS OBS_TIMEOUT_MS=$OBS_TIMEOUT_MS FOUNDATION_OBS_TRIALS=$FOUNDATION_OBS_TRIALS)."
     echo "\"Foundation+sync\": the Foundation reader calls synchronize() before each read (for the observer: every 50 ms from a run-loop timer)."
     echo
-    awk -f "$here/summarize.awk" "$raw"
+    awk -f "$here/../stats.awk" -f "$here/summarize.awk" "$raw"
 } >"$results/summary.md"
 
 cat "$results/summary.md"

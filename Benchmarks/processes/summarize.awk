@@ -6,24 +6,6 @@
 # "N <case> <contender> <text>" lines. Samples of the same case and
 # contender from several processes or runs are pooled. Percentiles are
 # interpolated between the sorted samples (p50 is the median).
-function sort(a, n,    i, j, x) {
-    for (i = 2; i <= n; i++) {
-        x = a[i]
-        for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]
-        a[j + 1] = x
-    }
-}
-function pct(a, n, p,    pos, lo, f) {
-    if (n == 0) return ""
-    pos = 1 + p * (n - 1); lo = int(pos); f = pos - lo
-    return lo < n ? a[lo] + f * (a[lo + 1] - a[lo]) : a[n]
-}
-function fmt(x) {
-    if (x == "") return "–"
-    if (x >= 100 || x <= -100) return sprintf("%.0f", x)
-    if (x >= 10 || x <= -10) return sprintf("%.1f", x)
-    return sprintf("%.2f", x)
-}
 function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.1f×", a / b) : "–" }
 # stats(case, contender): fills v[1..n] with the sorted numeric samples and
 # sets n, never (samples "x"), total (all samples) and sum.

@@ -148,16 +148,8 @@ dconf_bench() {
 }
 
 # ---------------------------------------------------------------- machine
-cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-mem_total=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
-machine="$(nproc) cores, $cpu_model, $mem_total RAM, Linux $(uname -r), Debian $(cat /etc/debian_version 2>/dev/null || echo '?')"
-if git -C "$root" rev-parse --show-toplevel 2>/dev/null | grep -qx "$root"; then
-    library="libprefs $(git -C "$root" rev-parse --short HEAD)"
-    changed=$(git -C "$root" status --porcelain -- Sources include Package.swift | wc -l)
-    [ "$changed" = 0 ] || library+=" plus $changed uncommitted changes to Sources, include or Package.swift"
-else
-    library="libprefs built from $root"
-fi
+# shellcheck source=../machine.sh
+. "$here/../machine.sh"
 versions="$(swiftc --version 2>&1 | head -1); dconf $(pkg-config --modversion dconf); $(hyperfine --version 2>/dev/null || echo 'no hyperfine'); $library"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date +%s)
@@ -237,7 +229,7 @@ verdict() { awk "BEGIN { exit !($1) }" && echo met || echo MISSED; }
     echo
     echo "Loops (wall-clock time; rows ending in -cpu: the thread's CPU time):"
     echo
-    awk -f "$here/summarize.awk" "$raw"
+    awk -f "$here/../stats.awk" -f "$here/summarize.awk" "$raw"
     echo
     grep '^N ' "$raw" | sort | uniq -c | sed 's/^ *\([0-9]*\) N \(.*\)/- \2 (runs: \1)/'
     echo

@@ -2,22 +2,6 @@
 # lines of the benchmark programs into Markdown tables (median, quartiles,
 # min and max over every sample of a case, whichever process gave it), and
 # the ratios of each contender's median to libprefs'.
-function sort(a, n,    i, j, x) {
-    for (i = 2; i <= n; i++) {
-        x = a[i]
-        for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]
-        a[j + 1] = x
-    }
-}
-function pct(a, n, p,    pos, lo, f) {
-    pos = 1 + p * (n - 1); lo = int(pos); f = pos - lo
-    return lo < n ? a[lo] + f * (a[lo + 1] - a[lo]) : a[n]
-}
-function fmt(x) {
-    if (x >= 100) return sprintf("%.0f", x)
-    if (x >= 10) return sprintf("%.1f", x)
-    return sprintf("%.2f", x)
-}
 $1 == "R" {
     k = $2 SUBSEP $3
     if (!(k in count)) { order[++nk] = k; unit[k] = $4; iters[k] = $5 }
