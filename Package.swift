@@ -10,6 +10,9 @@ let libraryLinkerFlags = [
     // lld leaves no local symbols in the dynamic symbol table (gold keeps a few).
     "-use-ld=lld",
     "-Xlinker", "-soname=libprefs.so.1",
+    // The library's threads outlive any call: it must never be unloaded
+    // under them by dlclose.
+    "-Xlinker", "-z", "-Xlinker", "nodelete",
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/Prefs/exports.map",
 ]
 
@@ -34,7 +37,9 @@ let package = Package(
         .systemLibrary(name: "CPrefs", path: "include/prefs"),
         // Atomics on shared file mappings.
         .systemLibrary(name: "CAtomics", path: "Sources/CAtomics"),
-        .target(name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics"]),
+        // Fork handlers installed at load time, and the state they guard.
+        .target(name: "CProcessHooks", path: "Sources/CProcessHooks"),
+        .target(name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics", "CProcessHooks"]),
         .target(
             name: "Prefs",
             dependencies: ["PrefsCore", "CPrefs"],

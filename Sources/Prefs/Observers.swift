@@ -24,7 +24,8 @@ public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: Unsaf
         let token = try PreferencesStore.shared.addObserver(application: app, key: key.map { String(cString: $0) }) { a, k in
             a.withCString { ap in k.withCString { kp in callback(ap, kp, ctx.pointer) } }
         }
-        succeeded()
+        // Added, but other programs' changes may go unnoticed: say so.
+        if let degraded = PreferencesStore.shared.observationProblem { failed(degraded) } else { succeeded() }
         return OpaquePointer(Unmanaged.passRetained(ObserverHandle(token)).toOpaque())
     } catch {
         failed(error)

@@ -125,10 +125,13 @@ private func stringArray(_ a: OpaquePointer?, _ name: String) -> [String]? {
 /// (or still unreadable) as a corrupt-file report even though the call succeeded.
 private func synchronized(_ body: () throws(PrefsError) -> PrefsError?, problems: () -> [PrefsError]) -> Bool {
     do throws(PrefsError) {
-        if let note = try body() {
+        let note = try body()
+        let problems = problems()
+        if let note {
             failed(note)
-        } else if let problem = problems().first {
-            failed(problem)
+        } else if let first = problems.first {
+            // One error can be recorded: it names every file.
+            failed(problems.count == 1 ? first : PrefsError(first.code, problems.map(\.message).joined(separator: "; ")))
         } else {
             succeeded()
         }
@@ -144,8 +147,9 @@ private func synchronized(_ body: () throws(PrefsError) -> PrefsError?, problems
 @c @implementation
 public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> UnsafeRawPointer? {
     guard let handle = applicationHandle(applicationID) else { return nil }
-    let value = store.value(forKey: UnsafeRawBufferPointer(start: key, count: strlen(key)), in: handle)
-    succeeded()
+    var problem: PrefsError? = nil
+    let value = store.value(forKey: UnsafeRawBufferPointer(start: key, count: strlen(key)), in: handle, problem: &problem)
+    if let problem { failed(problem) } else { succeeded() }
     return value.map { UnsafeRawPointer(retained($0)) }
 }
 

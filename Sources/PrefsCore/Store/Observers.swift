@@ -24,6 +24,8 @@ final class ObserverRegistry: @unchecked Sendable {
         var delivering: Int? = nil
         var threadRunning = false
         var deliveringThread: pthread_t? = nil
+        /// Set when the store goes away: the delivery thread then leaves.
+        var stopping = false
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -33,6 +35,29 @@ final class ObserverRegistry: @unchecked Sendable {
     init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
+    }
+
+    /// Runs once the delivery thread, which holds a reference, has left.
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Stops delivery for good (the store is going away) and waits until
+    /// the delivery thread has left, unless called from that very thread
+    /// (from a callback), which then leaves when the callback returns.
+    func stop() {
+        locked {
+            state.stopping = true
+            state.queue = []
+            pthread_cond_broadcast(condition)
+            let onDeliveringThread = state.deliveringThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            while state.threadRunning && !onDeliveringThread {
+                pthread_cond_wait(condition, mutex)
+            }
+        }
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -95,7 +120,7 @@ final class ObserverRegistry: @unchecked Sendable {
     }
 
     private func startThreadIfNeeded() {
-        guard !state.threadRunning, !state.observers.isEmpty else { return }
+        guard !state.threadRunning, !state.stopping, !state.observers.isEmpty else { return }
         state.threadRunning = true
         var thread = pthread_t()
         let me = Unmanaged.passRetained(self).toOpaque()
@@ -110,11 +135,19 @@ final class ObserverRegistry: @unchecked Sendable {
         }
     }
 
+    /// Delivers queued changes until ``stop()``.
     private func deliverForever() {
         pthread_mutex_lock(mutex)
         state.deliveringThread = pthread_self()
         while true {
-            while state.queue.isEmpty { pthread_cond_wait(condition, mutex) }
+            while state.queue.isEmpty && !state.stopping { pthread_cond_wait(condition, mutex) }
+            if state.stopping {
+                state.threadRunning = false
+                state.deliveringThread = nil
+                pthread_cond_broadcast(condition)
+                pthread_mutex_unlock(mutex)
+                return
+            }
             let change = state.queue.removeFirst()
             let targets = state.observers.filter { _, o in
                 o.application == change.application && (o.key == nil || o.key == change.key)
@@ -154,7 +187,13 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// The directories and, once watching, the inotify descriptor; under `lock`.
     private var directories: [String]
     private var inotify: Int32 = -1
+    /// Whether watching has begun (inotify was asked for); under `lock`.
+    private var begun = false
+    /// Why inotify could not be had (an errno), when it could not; under `lock`.
+    private var inotifyError: Int32? = nil
     private let lock = ProcessLock()
+    /// How often the counters are looked at when inotify cannot be had.
+    static let pollMilliseconds: Int32 = 100
 
     private init(_ directories: [String], wakeRead: Int32, wakeWrite: Int32) {
         self.directories = directories
@@ -167,27 +206,34 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Starts the thread that will call `changed()` after files ending in
     /// `.plist` change in any of `directories` (those that exist), watching
     /// at once when `immediately`, else after ``delaySeconds``. nil when no
-    /// thread can be started. Without inotify (no instance left, say),
-    /// changes are found by the change counters and synchronize only.
-    static func start(_ directories: [String], immediately: Bool, _ changed: @escaping @Sendable () -> Void) -> DirectoryWatcher? {
+    /// thread can be started. Without inotify (no instance left, say), the
+    /// thread calls `poll()` every ``pollMilliseconds`` instead, so that
+    /// the change counters of libprefs writers are still followed; see
+    /// ``failure``.
+    static func start(_ directories: [String], immediately: Bool, _ changed: @escaping @Sendable () -> Void,
+                      poll: @escaping @Sendable () -> Void) -> DirectoryWatcher? {
         var wake: [Int32] = [-1, -1]
         guard pipe(&wake) == 0 else { return nil }
         for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let watcher = DirectoryWatcher(directories, wakeRead: wake[0], wakeWrite: wake[1])
+        if immediately { watcher.lock.withLock { watcher.begin() } }
         final class Context {
             let watcher: DirectoryWatcher
             let immediately: Bool
             let changed: @Sendable () -> Void
-            init(_ w: DirectoryWatcher, _ i: Bool, _ c: @escaping @Sendable () -> Void) { watcher = w; immediately = i; changed = c }
+            let poll: @Sendable () -> Void
+            init(_ w: DirectoryWatcher, _ i: Bool, _ c: @escaping @Sendable () -> Void, _ p: @escaping @Sendable () -> Void) {
+                watcher = w; immediately = i; changed = c; poll = p
+            }
         }
-        let ctx = Unmanaged.passRetained(Context(watcher, immediately, changed)).toOpaque()
+        let ctx = Unmanaged.passRetained(Context(watcher, immediately, changed, poll)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         pthread_attr_setstacksize(&attributes, 256 * 1024)
         defer { pthread_attr_destroy(&attributes) }
         let made = pthread_create(&watcher.thread, &attributes, { arg in
             let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
-            ctx.watcher.run(immediately: ctx.immediately, ctx.changed)
+            ctx.watcher.run(immediately: ctx.immediately, ctx.changed, poll: ctx.poll)
             return nil
         }, ctx)
         if made != 0 {
@@ -206,7 +252,23 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
 
     /// Starts watching now if the delay has not run out (for observers).
-    func watchNow() { wake(DirectoryWatcher.nowByte) }
+    func watchNow() {
+        lock.withLock { begin() }
+        wake(DirectoryWatcher.nowByte)
+    }
+
+    /// Why changes by other programs go unnoticed (an errno of
+    /// `inotify_init1`), or nil while they are watched or not yet.
+    var failure: Int32? { lock.withLock { inotifyError } }
+
+    /// Asks for the inotify instance and watches, once (under `lock`).
+    private func begin() {
+        guard !begun else { return }
+        begun = true
+        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        guard inotify >= 0 else { inotifyError = errno; return }
+        for dir in directories { _ = inotify_add_watch(inotify, dir, DirectoryWatcher.mask) }
+    }
 
     /// Stops the thread, which closes its inotify instance as it leaves, and
     /// waits until it has left (so `changed` is not running and will not
@@ -262,18 +324,19 @@ final class DirectoryWatcher: @unchecked Sendable {
         return (nil, fd >= 0 && fds[1].revents != 0)
     }
 
-    private func run(immediately: Bool, _ changed: @Sendable () -> Void) {
+    private func run(immediately: Bool, _ changed: @Sendable () -> Void, poll: @Sendable () -> Void) {
         if !immediately && wakeByte(within: DirectoryWatcher.delaySeconds * 1000).byte == DirectoryWatcher.stopByte {
             return
         }
         var fd = lock.withLock { () -> Int32 in
-            inotify = inotify_init1(Int32(IN_CLOEXEC))
-            if inotify >= 0 {
-                for dir in directories { _ = inotify_add_watch(inotify, dir, DirectoryWatcher.mask) }
-            }
+            begin()
             return inotify
         }
         if !immediately { changed() }
+        if fd < 0 {
+            while wakeByte(within: DirectoryWatcher.pollMilliseconds).byte != DirectoryWatcher.stopByte { poll() }
+            return
+        }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let (byte, ready) = wakeByte(within: -1, alongside: fd)

@@ -1,3 +1,4 @@
+import CProcessHooks
 import Glibc
 
 /// The preferences of this process: every domain it has touched, the search
@@ -10,7 +11,17 @@ import Glibc
 /// ``flushDelaySeconds``, and when the process exits normally.
 public final class PreferencesStore: @unchecked Sendable {
     /// The store of this process, placed by the environment at first use.
-    public static let shared = PreferencesStore(locations: .fromEnvironment(), arguments: nil)
+    /// Made under the lock `fork` waits for, so that a child forked while
+    /// another thread makes it never inherits it half-made.
+    public static var shared: PreferencesStore {
+        if let p = prefs_shared_store() { return Unmanaged<PreferencesStore>.fromOpaque(p).takeUnretainedValue() }
+        prefs_init_lock()
+        defer { prefs_init_unlock() }
+        if let p = prefs_shared_store() { return Unmanaged<PreferencesStore>.fromOpaque(p).takeUnretainedValue() }
+        let store = PreferencesStore(locations: .fromEnvironment(), arguments: nil)
+        prefs_set_shared_store(Unmanaged.passRetained(store).toOpaque())
+        return store
+    }
 
     /// How long a change may wait before it is written by itself.
     public static let flushDelaySeconds = 1
@@ -29,11 +40,13 @@ public final class PreferencesStore: @unchecked Sendable {
     private var watcher: DirectoryWatcher? = nil
 
     /// A store whose files live at `locations`. `arguments` fills the
-    /// argument domain (`nil`: this process's command line, at first use).
+    /// argument domain (`nil`: this process's command line).
     public init(locations: Locations, arguments: [String]? = nil) {
         self.locations = locations
         var s = State()
-        if let arguments { s.arguments = ArgumentDomain.parse(arguments) }
+        // Read here, not under the store's lock: the command line is read
+        // under the lock fork() waits for, which is never taken after it.
+        s.arguments = ArgumentDomain.parse(arguments ?? ProcessArguments.current)
         s.languages = Languages.fromEnvironment()
         counters = [ChangeCounter(directory: locations.userDirectory, create: true),
                     ChangeCounter(directory: locations.systemDirectory, create: false),
@@ -43,16 +56,17 @@ public final class PreferencesStore: @unchecked Sendable {
         LiveStores.add(self)
     }
 
-    /// Writes what is still pending.
+    /// Writes what is still pending; stops the store's threads.
     deinit {
         LiveStores.remove(self)
         watcher?.stop()
+        observers.stop()
         try? synchronizeAll()
     }
 
     struct State: ~Copyable {
         var domains: [String: Domain] = [:]
-        var arguments: PropertyListDictionary? = nil
+        var arguments = PropertyListDictionary()
         /// Registrations by application; `globalDomainName` holds those for every app.
         var registration: [String: PropertyListDictionary] = [:]
         /// Suites by application, newest first.
@@ -65,6 +79,8 @@ public final class PreferencesStore: @unchecked Sendable {
         var seenCounts: [UInt64] = []
         /// Changes to deliver to observers once the lock is released.
         var outbox: [(application: String, key: String)] = []
+        /// Files that cannot be used, by path, that no read has reported yet.
+        var unreported: [String: PrefsError] = [:]
     }
 
     /// The merged search list of one application, rebuilt when a layer
@@ -101,7 +117,10 @@ public final class PreferencesStore: @unchecked Sendable {
     /// Runs `body` with the state, under the store's lock.
     @inline(__always)
     private func withLocked<T, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
-        try lock.withLock { () throws(E) -> T in try body(&state) }
+        // Keeps the store alive until the lock is released, so that a
+        // caller's last reference can never run deinit under it.
+        defer { withExtendedLifetime(self) {} }
+        return try lock.withLock { () throws(E) -> T in try body(&state) }
     }
 
     // MARK: Application IDs
@@ -118,11 +137,12 @@ public final class PreferencesStore: @unchecked Sendable {
     // MARK: The search list
 
     func layers(for app: String, _ s: borrowing State) -> [Layer] {
-        var l: [Layer] = locations.managedPaths(of: app).map { .managed($0) }
+        var l: [Layer] = forcingPaths(app).map { .managed($0) }
         l.append(.arguments)
         func files(_ a: String, _ user: DomainUser) -> [Layer] {
-            [.file(locations.path(of: DomainID(application: a, user: user, host: .current))),
-             .file(locations.path(of: DomainID(application: a, user: user, host: .any)))]
+            // A current-host file whose name cannot exist holds nothing.
+            [DomainID(application: a, user: user, host: .current), DomainID(application: a, user: user, host: .any)]
+                .filter(locations.fits).map { .file(locations.path(of: $0)) }
         }
         let suites = s.suites[app] ?? []
         let isGlobal = app == globalDomainName
@@ -141,24 +161,45 @@ public final class PreferencesStore: @unchecked Sendable {
     private func domain(_ path: String, _ s: inout State) -> Domain {
         if let d = s.domains[path] { return d }
         let d = Domain(path: path)
-        d.refresh()
         s.domains[path] = d
+        reload(d, &s)
         if watcher == nil { startWatcher(immediately: false) }
         return d
     }
 
-    private func arguments(_ s: inout State) -> PropertyListDictionary {
-        if let a = s.arguments { return a }
-        let a = ArgumentDomain.parse(ProcessArguments.current)
-        s.arguments = a
-        return a
+    /// Re-reads `d` if its file changed; a file that became unusable is
+    /// queued for the next read of an application that searches it to
+    /// report. Returns whether the values may have changed.
+    @discardableResult
+    private func reload(_ d: Domain, _ s: inout State) -> Bool {
+        let before = d.problem
+        guard d.refresh() else { return false }
+        if let problem = d.problem {
+            if before?.message != problem.message { s.unreported[d.path] = problem }
+        } else {
+            s.unreported[d.path] = nil
+        }
+        return true
+    }
+
+    /// The first unreported problem of a file on `v`'s search list, which
+    /// is then reported.
+    private func takeProblem(_ v: SearchView, _ s: inout State) -> PrefsError? {
+        for layer in v.layers {
+            switch layer {
+            case .file(let p), .managed(let p):
+                if let problem = s.unreported.removeValue(forKey: p) { return problem }
+            default: continue
+            }
+        }
+        return nil
     }
 
     /// The value one layer holds for `key`.
     private func lookup(_ key: PropertyList.Key, in layer: Layer, _ s: inout State) -> PropertyList? {
         switch layer {
         case .file(let p), .managed(let p): return domain(p, &s).values[key]
-        case .arguments: return arguments(&s)[key]
+        case .arguments: return s.arguments[key]
         case .languages:
             for lang in s.languages.list {
                 if let v = s.volatile[lang]?[key] { return v }
@@ -171,7 +212,7 @@ public final class PreferencesStore: @unchecked Sendable {
     private func layerValues(_ layer: Layer, _ s: inout State) -> PropertyListDictionary {
         switch layer {
         case .file(let p), .managed(let p): return domain(p, &s).values
-        case .arguments: return arguments(&s)
+        case .arguments: return s.arguments
         case .languages:
             var merged = PropertyListDictionary()
             for lang in s.languages.list.reversed() {
@@ -226,7 +267,7 @@ public final class PreferencesStore: @unchecked Sendable {
     private func refreshLoaded(_ s: inout State) {
         guard s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
         let before = snapshot(&s)
-        for d in s.domains.values { d.refresh() }
+        for d in s.domains.values { reload(d, &s) }
         invalidateViews(&s)
         s.outbox += differences(before, &s)
     }
@@ -308,9 +349,26 @@ public final class PreferencesStore: @unchecked Sendable {
         // Unretained (a weak reference would slow every retain of the
         // store): deinit stops the watcher and waits for its thread.
         let me = Unmanaged.passUnretained(self)
-        watcher = DirectoryWatcher.start(dirs, immediately: immediately) {
+        watcher = DirectoryWatcher.start(dirs, immediately: immediately, {
             me._withUnsafeGuaranteedRef { $0.noticeExternalChanges() }
-        }
+        }, poll: {
+            me._withUnsafeGuaranteedRef { $0.noticeCounterChanges() }
+        })
+    }
+
+    /// Re-reads files other libprefs writers replaced (called by a watcher
+    /// without inotify, every ``DirectoryWatcher/pollMilliseconds``).
+    func noticeCounterChanges() {
+        try? withState { (s: inout State) throws(PrefsError) in noticeChanges(&s) }
+    }
+
+    /// Why changes by other programs or by hand may go unnoticed by this
+    /// store's reads and observers until the next synchronize (the kernel
+    /// would not give an inotify instance); nil while they are watched.
+    /// Changes by libprefs writers are still seen.
+    public var observationProblem: PrefsError? {
+        guard let e = withLocked({ _ in watcher?.failure }) else { return nil }
+        return PrefsError(.io, "cannot watch the preference directories (inotify: \(FileSystem.errorText(e))): changes by other programs and edits by hand are seen at the next synchronize; changes by libprefs writers within \(DirectoryWatcher.pollMilliseconds) ms")
     }
 
     /// Re-reads changed files and tells observers (called by the watcher).
@@ -375,12 +433,17 @@ public final class PreferencesStore: @unchecked Sendable {
     /// The first value for the key whose UTF-8 is `key` along the search
     /// list of `handle`'s application: one hash lookup, no allocation, no
     /// system call.
-    public func value(forKey key: UnsafeRawBufferPointer, in handle: ApplicationHandle) -> PropertyList? {
+    ///
+    /// `problem` is set when this read is the first to meet a file of the
+    /// search list that cannot be used (it does not parse, it cannot be
+    /// read); the value is then what the other layers hold.
+    public func value(forKey key: UnsafeRawBufferPointer, in handle: ApplicationHandle, problem: inout PrefsError?) -> PropertyList? {
         let k = PropertyList.Key(borrowing: key)
         return withLocked { s in
             noticeChanges(&s)
             let v = handle.view
             if v.merged == nil { rebuild(v, &s) }
+            if !s.unreported.isEmpty { problem = takeProblem(v, &s) }
             return v.merged![k]
         }
     }
@@ -399,14 +462,14 @@ public final class PreferencesStore: @unchecked Sendable {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
         return withLocked { s in
-            locations.managedPaths(of: app).contains { domain($0, &s).values[k] != nil }
+            forcingPaths(app).contains { domain($0, &s).values[k] != nil }
         }
     }
 
     /// The values of one stored domain, without the search list; `keys` nil
     /// for all of them.
     public func values(in id: DomainID, keys: [String]? = nil) throws(PrefsError) -> PropertyListDictionary {
-        let id = try Self.validated(id)
+        let id = try validated(id)
         let path = locations.path(of: id)
         return withLocked { s in
             noticeChanges(&s)
@@ -420,7 +483,7 @@ public final class PreferencesStore: @unchecked Sendable {
 
     /// Why the file of `id` could not be used, when it could not.
     public func problem(in id: DomainID) throws(PrefsError) -> PrefsError? {
-        let id = try Self.validated(id)
+        let id = try validated(id)
         let path = locations.path(of: id)
         return withLocked { s in domain(path, &s).problem }
     }
@@ -440,8 +503,21 @@ public final class PreferencesStore: @unchecked Sendable {
         }
     }
 
-    static func validated(_ id: DomainID) throws(PrefsError) -> DomainID {
-        DomainID(application: try canonicalApplication(id.application), user: id.user, host: id.host)
+    /// `id` with its application canonical; refused when its file could
+    /// not exist (a current-host file name takes the host id too).
+    func validated(_ id: DomainID) throws(PrefsError) -> DomainID {
+        let id = DomainID(application: try Self.canonicalApplication(id.application), user: id.user, host: id.host)
+        guard locations.fits(id) else {
+            throw PrefsError(.invalidApplicationID, "application ID \"\(id.application.prefix(40))...\" is too long for a file name with this machine's host id (\(locations.hostID.utf8.count) bytes)")
+        }
+        return id
+    }
+
+    /// The managed files that force `app`'s keys: its own, then the global
+    /// domain's, which force every application's (as on macOS).
+    private func forcingPaths(_ app: String) -> [String] {
+        let own = locations.managedPaths(of: app)
+        return app == globalDomainName ? own : own + locations.managedPaths(of: globalDomainName)
     }
 
     /// The applications with a stored domain for `user` and `host`, sorted
@@ -464,7 +540,7 @@ public final class PreferencesStore: @unchecked Sendable {
     /// of it once it is synchronized. Refuses values the XML format cannot
     /// hold and keys a managed value decides; nothing changes then.
     public func set(_ changes: [(String, PropertyList?)], in id: DomainID) throws(PrefsError) {
-        let id = try Self.validated(id)
+        let id = try validated(id)
         for (key, value) in changes {
             guard let value else { continue }
             do throws(PrefsError) {
@@ -474,7 +550,7 @@ public final class PreferencesStore: @unchecked Sendable {
             }
         }
         let path = locations.path(of: id)
-        let managed = locations.managedPaths(of: id.application)
+        let managed = forcingPaths(id.application)
         try withState { (s: inout State) throws(PrefsError) in
             for (key, _) in changes {
                 let k = PropertyList.Key(key)
@@ -526,12 +602,12 @@ public final class PreferencesStore: @unchecked Sendable {
     /// Writes the pending changes of one stored domain and re-reads it.
     @discardableResult
     public func synchronize(_ id: DomainID) throws(PrefsError) -> PrefsError? {
-        let id = try Self.validated(id)
+        let id = try validated(id)
         let path = locations.path(of: id)
         return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
             let d = domain(path, &s)
             let note = try commit(d)
-            if d.refresh() { invalidateViews(&s) }
+            if reload(d, &s) { invalidateViews(&s) }
             return note
         }
     }
@@ -553,7 +629,7 @@ public final class PreferencesStore: @unchecked Sendable {
         var changed = false
         for layer in view(app, &s).layers {
             switch layer {
-            case .file(let p), .managed(let p): if let d = s.domains[p], d.refresh() { changed = true }
+            case .file(let p), .managed(let p): if let d = s.domains[p], reload(d, &s) { changed = true }
             default: break
             }
         }
@@ -600,7 +676,7 @@ public final class PreferencesStore: @unchecked Sendable {
     public func volatileDomain(_ name: String) -> PropertyListDictionary? {
         withLocked { s in
             switch name {
-            case "NSArgumentDomain": return arguments(&s)
+            case "NSArgumentDomain": return s.arguments
             case "NSRegistrationDomain": return s.registration[globalDomainName]
             default: return s.volatile[name]
             }
@@ -663,66 +739,12 @@ public final class PreferencesStore: @unchecked Sendable {
 
     private func scheduleFlush(_ s: inout State) {
         guard !s.flushScheduled else { return }
-        s.flushScheduled = true
-        let me = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let made = pthread_create(&thread, nil, { arg in
-            let store = Unmanaged<PreferencesStore>.fromOpaque(arg!).takeRetainedValue()
-            var delay = timespec(tv_sec: PreferencesStore.flushDelaySeconds, tv_nsec: 0)
-            var left = timespec()
-            while nanosleep(&delay, &left) != 0 { delay = left }
-            try? store.synchronizeAll()
-            return nil
-        }, me)
-        if made == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<PreferencesStore>.fromOpaque(me).release()
-            s.flushScheduled = false // the exit handler and synchronize still write
-        }
-    }
-}
-
-/// Every store of the process, for the two moments that concern them all:
-/// normal exit, when each writes its pending changes, and `fork`, across
-/// which each store's locks are held so that no other thread is half-way
-/// through a change when the process is copied (in the child the store's
-/// threads start again). Stores are held unretained, since a weak reference
-/// would slow every retain of a store; a store removes itself first thing
-/// in its deinit. Lock order: this lock, a store's lock, its observers' lock.
-enum LiveStores {
-    private static let lock = ProcessLock()
-    nonisolated(unsafe) private static var stores: [Unmanaged<PreferencesStore>] = []
-
-    static func add(_ store: PreferencesStore) {
-        _ = installed
-        lock.withLock { stores.append(.passUnretained(store)) }
+        // Without a writer thread, the exit handler and synchronize still write.
+        s.flushScheduled = BackgroundWriter.schedule(self)
     }
 
-    static func remove(_ store: PreferencesStore) {
-        let gone = Unmanaged.passUnretained(store).toOpaque()
-        lock.withLock { stores.removeAll { $0.toOpaque() == gone } }
-    }
-
-    private static let installed: Void = {
-        atexit { LiveStores.flushAll() }
-        pthread_atfork({ LiveStores.prepareFork() }, { LiveStores.resumeAfterFork(inChild: false) },
-                       { LiveStores.resumeAfterFork(inChild: true) })
-    }()
-
-    private static func flushAll() {
-        lock.withLock {
-            for s in stores { s._withUnsafeGuaranteedRef { try? $0.synchronizeAll() } }
-        }
-    }
-
-    private static func prepareFork() {
-        lock.lock()
-        for s in stores { s._withUnsafeGuaranteedRef { $0.lockForFork() } }
-    }
-
-    private static func resumeAfterFork(inChild: Bool) {
-        for s in stores.reversed() { s._withUnsafeGuaranteedRef { $0.unlockAfterFork(inChild: inChild) } }
-        lock.unlock()
+    /// Writes the changes the background writer was asked to write.
+    func writeScheduled() throws(PrefsError) {
+        try synchronizeAll()
     }
 }
