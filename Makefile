@@ -16,7 +16,7 @@ SWIFT       ?= swift
 SWIFTFLAGS  ?= -c release
 BUILD_DIR    = $(shell $(SWIFT) build $(SWIFTFLAGS) --show-bin-path)
 
-.PHONY: all deps build install example check test-swift test-c test-cli test-tsan clean
+.PHONY: all deps build install example check conformance-notice test-swift test-c test-cli test-tsan clean
 
 all: build
 
@@ -54,7 +54,18 @@ example:
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo Greeting
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo
 
-check: deps test-swift test-c test-cli test-tsan
+check: deps conformance-notice test-swift test-c test-cli test-tsan
+
+# The conformance corpus (other projects' files) is not ours to ship: the
+# Swift tests run it when it sits beside the repository. Say so loudly when
+# it does not.
+conformance-notice:
+	@if [ ! -d ../shared/conformance ]; then \
+	    echo '**********************************************************************'; \
+	    echo '*** ../shared/conformance is absent: the conformance corpus is NOT ***'; \
+	    echo '*** tested in this run.                                            ***'; \
+	    echo '**********************************************************************'; \
+	fi
 
 test-swift:
 	$(SWIFT) test

@@ -82,6 +82,13 @@ final class StoreSandbox: @unchecked Sendable {
         return out.sorted()
     }
 
+    /// Writes what the stores made by ``store(arguments:)`` have pending,
+    /// and lets them go.
+    func forgetStores() {
+        for s in stores { try? s.synchronizeAll() }
+        stores = []
+    }
+
     /// Writes what is pending first, so that no background or exit-time
     /// flush re-creates the directories after they are gone; then removes
     /// everything.

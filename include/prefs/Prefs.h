@@ -150,8 +150,9 @@ typedef enum PrefsErrorCode {
     /** A value that an XML property list cannot carry (see
      *  PrefsPropertyListCreateXMLData). */
     kPrefsErrorUnrepresentable = 5,
-    /** An application ID that is empty, longer than 255 bytes, contains
-     *  '/' or is "." or "..". Nothing was read or written. */
+    /** An application ID that is empty, longer than 249 bytes (its file
+     *  name would not fit; for a current-host domain, with the host id),
+     *  contains '/' or is "." or "..". Nothing was read or written. */
     kPrefsErrorInvalidApplicationID = 6,
     /** A file-system operation failed (the description names the
      *  operation, the path and the system's reason). */
@@ -362,9 +363,11 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPro
  * stand wherever an application, user or host name goes. They are compared
  * by content, so the literal strings work as well.
  *
- * An application ID that is empty, longer than 255 bytes, contains '/', or
- * is "." or ".." is refused with kPrefsErrorInvalidApplicationID: nothing
- * is read or written. "NSGlobalDomain" and kPrefsAnyApplication both name
+ * An application ID that is empty, longer than 249 bytes (so that
+ * "<id>.plist" fits in a 255-byte file name), contains '/', or is "." or
+ * ".." is refused with kPrefsErrorInvalidApplicationID: nothing is read or
+ * written. A current-host domain's file name holds the host id too
+ * ("<id>.<host id>.plist"): a longer ID is refused there, at the call. "NSGlobalDomain" and kPrefsAnyApplication both name
  * the global domain; kPrefsCurrentApplication is the process's own name
  * (the last path component of argv[0]), as Foundation's
  * UserDefaults.standard takes it on Linux.
@@ -435,7 +438,11 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPro
 
 /** The first value for `key` along the app's search list (+1), or NULL
  *  when no layer has it (or the app ID is refused). Served from memory:
- *  no system call once the domains are loaded. */
+ *  no system call once the domains are loaded. The first read that meets
+ *  a file of the search list that cannot be used (it does not parse, it
+ *  cannot be read) returns what the other layers hold and records
+ *  kPrefsErrorCorruptFile (or kPrefsErrorIO) naming the file, once;
+ *  PrefsAppSynchronize lists every such file again. */
 PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsCopyAppValue(const char *key, const char *applicationID);
 
 /** Sets `key` in the app's current-user, any-host domain (NULL value:
@@ -565,6 +572,12 @@ typedef void (*PrefsObserverCallback)(const char *applicationID, const char *key
  * the library holds a lock, and may call back into the library. A process
  * that forks keeps working in the child (the threads start again there).
  * Returns NULL when refused (an invalid application ID, a NULL callback).
+ * When the kernel gives no inotify instance (the user's are all in use),
+ * the observer is still added and hears this process's changes and those
+ * of other libprefs processes (followed through their change counter
+ * every 100 ms), but not files written by other programs or by hand until
+ * the next synchronize: the call then records kPrefsErrorIO saying so for
+ * PrefsCopyLastError.
  */
 PREFS_EXPORT PrefsObserverRef PREFS_NULLABLE PrefsAddObserver(const char *applicationID, const char *PREFS_NULLABLE key, PrefsObserverCallback PREFS_NULLABLE callback, void *PREFS_NULLABLE context);
 
