@@ -107,11 +107,12 @@ static void test_fork_during_first_use(void)
     for (i = 0; i < count; i++)
         PrefsRelease(values[i]);
 
-    for (i = 0; i < 24; i++) {
+    for (i = 0; i < 40; i++) {
         char delay[32];
         const char *args[] = {"--child-fork-first-use", delay, NULL};
         int status;
-        snprintf(delay, sizeof delay, "%d", (i % 8) * 250);
+        /* The store is made within the first few hundred microseconds. */
+        snprintf(delay, sizeof delay, "%d", (i % 20) * 20);
         status = children_run(NULL, args);
         if (status == 10 + SIGALRM)
             hung++;
@@ -120,8 +121,8 @@ static void test_fork_during_first_use(void)
             failed++;
         }
     }
-    CHECKF(hung == 0, "%d of 24 children forked during the first call hung at their own first call", hung);
-    CHECKF(failed == 0, "%d of 24 children forked during the first call failed otherwise", failed);
+    CHECKF(hung == 0, "%d of 40 children forked during the first call hung at their own first call", hung);
+    CHECKF(failed == 0, "%d of 40 children forked during the first call failed otherwise", failed);
 }
 
 /* ------------------------------------------------------------------ */
