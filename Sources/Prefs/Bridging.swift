@@ -1,4 +1,5 @@
 import CPrefs
+import CProcessHooks
 import Glibc
 import PrefsCore
 
@@ -100,4 +101,34 @@ func refuse(_ what: String) {
 func copyLastError() -> OpaquePointer? {
     guard let p = pthread_getspecific(lastErrorKey) else { return nil }
     return OpaquePointer(Unmanaged<ErrorObject>.fromOpaque(p).retain().toOpaque())
+}
+
+// MARK: First use and fork
+
+/// Until the process's first call into the store has returned, such calls
+/// run one at a time under the lock that `fork` waits for, so that no
+/// child is copied while another thread is half-way through the first-use
+/// set-up of the library and of the Swift runtime in it (type metadata,
+/// one-time initialisers), which the child would wait for forever. After
+/// that, a gate costs one load.
+struct FirstUseGate {
+    private let held: Bool
+
+    @inline(__always)
+    init() {
+        if prefs_warm() != 0 {
+            held = false
+        } else {
+            prefs_init_lock()
+            held = true
+        }
+    }
+
+    /// Call when the entry point returns (`defer`).
+    @inline(__always)
+    func leave() {
+        guard held else { return }
+        prefs_set_warm()
+        prefs_init_unlock()
+    }
 }

@@ -17,6 +17,8 @@ private struct Context: @unchecked Sendable {
 
 @c @implementation
 public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: UnsafePointer<CChar>?, _ callback: PrefsObserverCallback?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let callback else { refuse("PrefsAddObserver: NULL callback"); return nil }
     let app = applicationName(applicationID)
     let ctx = Context(pointer: context)
@@ -35,6 +37,8 @@ public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: Unsaf
 
 @c @implementation
 public func PrefsRemoveObserver(_ observer: OpaquePointer?) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let observer else { return }
     let handle = Unmanaged<ObserverHandle>.fromOpaque(UnsafeRawPointer(observer)).takeRetainedValue()
     PreferencesStore.shared.removeObserver(handle.token)

@@ -146,6 +146,8 @@ private func synchronized(_ body: () throws(PrefsError) -> PrefsError?, problems
 
 @c @implementation
 public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let handle = applicationHandle(applicationID) else { return nil }
     var problem: PrefsError? = nil
     let value = store.value(forKey: UnsafeRawBufferPointer(start: key, count: strlen(key)), in: handle, problem: &problem)
@@ -155,6 +157,8 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
 
 @c @implementation
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID) else { return }
     setValues([(String(cString: key), value)], DomainID(application: app, user: .current, host: .any))
 }
@@ -174,6 +178,8 @@ private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID)
 
 @c @implementation
 public func PrefsAppSynchronize(_ applicationID: UnsafePointer<CChar>) -> Bool {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID) else { return false }
     return synchronized({ () throws(PrefsError) in try store.synchronize(application: app) },
                         problems: { (try? store.problems(application: app)) ?? [] })
@@ -181,6 +187,8 @@ public func PrefsAppSynchronize(_ applicationID: UnsafePointer<CChar>) -> Bool {
 
 @c @implementation
 public func PrefsGetAppBooleanValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Bool {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     let v = PrefsCopyAppValue(key, applicationID)
     defer { PrefsRelease(v) }
     let b = plist(v).flatMap(Coercion.boolean)
@@ -190,6 +198,8 @@ public func PrefsGetAppBooleanValue(_ key: UnsafePointer<CChar>, _ applicationID
 
 @c @implementation
 public func PrefsGetAppIntegerValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Int64 {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     let v = PrefsCopyAppValue(key, applicationID)
     defer { PrefsRelease(v) }
     let i = plist(v).flatMap(Coercion.integer)
@@ -199,24 +209,32 @@ public func PrefsGetAppIntegerValue(_ key: UnsafePointer<CChar>, _ applicationID
 
 @c @implementation
 public func PrefsAddSuitePreferencesToApp(_ applicationID: UnsafePointer<CChar>, _ suiteID: UnsafePointer<CChar>) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID), let suite = application(suiteID) else { return }
     recording(()) { () throws(PrefsError) in try store.addSuite(suite, to: app) }
 }
 
 @c @implementation
 public func PrefsRemoveSuitePreferencesFromApp(_ applicationID: UnsafePointer<CChar>, _ suiteID: UnsafePointer<CChar>) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID), let suite = application(suiteID) else { return }
     recording(()) { () throws(PrefsError) in try store.removeSuite(suite, from: app) }
 }
 
 @c @implementation
 public func PrefsAppValueIsForced(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> Bool {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID) else { return false }
     return recording(false) { () throws(PrefsError) in try store.isForced(String(cString: key), application: app) }
 }
 
 @c @implementation
 public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> OpaquePointer? {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID) else { return nil }
     return recording(nil) { () throws(PrefsError) in dictionaryHandle(try store.dictionary(application: app)) }
 }
@@ -225,6 +243,8 @@ public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> Opa
 
 @c @implementation
 public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return nil }
     let k = String(cString: key)
     return recording(nil) { () throws(PrefsError) in
@@ -234,12 +254,16 @@ public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafeP
 
 @c @implementation
 public func PrefsSetValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return }
     setValues([(String(cString: key), value)], id)
 }
 
 @c @implementation
 public func PrefsCopyMultiple(_ keysToFetch: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return nil }
     guard let keys = stringArray(keysToFetch, "PrefsCopyMultiple") else { return nil }
     return recording(nil) { () throws(PrefsError) in
@@ -249,6 +273,8 @@ public func PrefsCopyMultiple(_ keysToFetch: OpaquePointer?, _ applicationID: Un
 
 @c @implementation
 public func PrefsSetMultiple(_ keysToSet: OpaquePointer?, _ keysToRemove: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return }
     var changes = [(String, PropertyList?)]()
     if let keysToSet {
@@ -262,6 +288,8 @@ public func PrefsSetMultiple(_ keysToSet: OpaquePointer?, _ keysToRemove: Opaque
 
 @c @implementation
 public func PrefsSynchronize(_ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> Bool {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return false }
     return synchronized({ () throws(PrefsError) in try store.synchronize(id) },
                         problems: { [(try? store.problem(in: id)) ?? nil].compactMap { $0 } })
@@ -269,6 +297,8 @@ public func PrefsSynchronize(_ applicationID: UnsafePointer<CChar>, _ userName: 
 
 @c @implementation
 public func PrefsCopyKeyList(_ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return nil }
     return recording(nil) { () throws(PrefsError) in
         retained(.array(try store.values(in: id).keys.sorted().map { .string($0.string) }))
@@ -277,6 +307,8 @@ public func PrefsCopyKeyList(_ applicationID: UnsafePointer<CChar>, _ userName: 
 
 @c @implementation
 public func PrefsCopyApplicationList(_ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let id = domainID(kPrefsAnyApplication, userName, hostName) else { return nil }
     succeeded()
     return retained(.array(store.applications(user: id.user, host: id.host).map { .string($0) }))
@@ -286,6 +318,8 @@ public func PrefsCopyApplicationList(_ userName: UnsafePointer<CChar>, _ hostNam
 
 @c @implementation
 public func PrefsRegisterDefaults(_ defaults: OpaquePointer, _ applicationID: UnsafePointer<CChar>) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID) else { return }
     guard let d = plist(defaults)?.dictionaryValue else { refuse("PrefsRegisterDefaults: not a dictionary"); return }
     recording(()) { () throws(PrefsError) in try store.register(d, application: app) }
@@ -293,6 +327,8 @@ public func PrefsRegisterDefaults(_ defaults: OpaquePointer, _ applicationID: Un
 
 @c @implementation
 public func PrefsRegisterDefaultsFromFile(_ path: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     guard let app = application(applicationID) else {
         if let e = copyLastError() { outError?.pointee = e }
         return false
@@ -309,6 +345,8 @@ public func PrefsRegisterDefaultsFromFile(_ path: UnsafePointer<CChar>, _ applic
 
 @c @implementation
 public func PrefsSetArguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     var args = [String]()
     if let argv {
         for i in 0..<Int(max(argc, 0)) { args.append(argv[i].map { String(cString: $0) } ?? "") }
@@ -319,6 +357,8 @@ public func PrefsSetArguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer
 
 @c @implementation
 public func PrefsSetVolatileDomain(_ domainName: UnsafePointer<CChar>, _ values: OpaquePointer?) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     var d: PropertyListDictionary? = nil
     if let values {
         guard let v = plist(values)?.dictionaryValue else { refuse("PrefsSetVolatileDomain: not a dictionary"); return }
@@ -330,6 +370,8 @@ public func PrefsSetVolatileDomain(_ domainName: UnsafePointer<CChar>, _ values:
 
 @c @implementation
 public func PrefsRemoveVolatileDomain(_ domainName: UnsafePointer<CChar>) {
+    let gate = FirstUseGate()
+    defer { gate.leave() }
     store.setVolatileDomain(String(cString: domainName), nil)
     succeeded()
 }

@@ -39,4 +39,13 @@ static inline void prefs_set_shared_store(void *store) {
     __atomic_store_n(&prefs_shared_store_pointer, store, __ATOMIC_RELEASE);
 }
 
+/** Set once the process's first call into the store has returned. */
+extern int prefs_warm_flag;
+
+/** Whether the first call into the store has returned: one load. */
+static inline int prefs_warm(void) { return __atomic_load_n(&prefs_warm_flag, __ATOMIC_ACQUIRE); }
+
+/** Records that the first call into the store has returned. */
+static inline void prefs_set_warm(void) { __atomic_store_n(&prefs_warm_flag, 1, __ATOMIC_RELEASE); }
+
 #endif
