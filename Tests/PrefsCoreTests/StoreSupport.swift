@@ -185,7 +185,7 @@ func isChildRole(_ role: String) -> Bool {
 /// environment must be in place before the process starts (Foundation and
 /// the store read it once). Returns the exit status and everything printed.
 func runChildTest(named test: String, role: String, environment: [String: String]) -> (status: Int32, output: String) {
-    let exe = FileSystem.resolvingLinks("/proc/self/exe")
+    let exe = (try? FileSystem.resolvingLinks("/proc/self/exe")) ?? "/proc/self/exe"
     let p = Process()
     p.executableURL = URL(fileURLWithPath: exe)
     p.arguments = ["--testing-library", "swift-testing", "--filter", test]
