@@ -315,11 +315,14 @@ struct StoreTests {
                 let path = box.expectedPath(id.application, user: id.user, host: id.host)
                 #expect(store.locations.path(of: id) == path)
                 #expect(readPlist(path)?["n"] == .integer(i), "\(id) not at \(path); files: \(box.allFiles())")
-                #expect(permissions(path) == 0o600, "\(path) has mode \(String(permissions(path) ?? 0, radix: 8))")
+                // The user's files are the user's; any-user files are for every user.
+                let mode: mode_t = id.user == .current ? 0o600 : 0o644
+                #expect(permissions(path) == mode, "\(path) has mode \(String(permissions(path) ?? 0, radix: 8))")
             }
-            for dir in [box.root + "/home", box.config, box.config + "/ByHost", box.system + "/ByHost"] {
+            for dir in [box.root + "/home", box.config, box.config + "/ByHost"] {
                 #expect(permissions(dir) == 0o700, "\(dir) has mode \(String(permissions(dir) ?? 0, radix: 8))")
             }
+            #expect(permissions(box.system + "/ByHost") == 0o755)
             // Nothing but the domain files: no temporary files are left behind.
             #expect(box.allFiles() == [
                 "home/.config/.GlobalPreferences.plist",

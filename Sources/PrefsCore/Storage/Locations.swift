@@ -178,13 +178,13 @@ public enum ApplicationID {
 /// with fewer rights, so there every variable reads as unset, as with
 /// `secure_getenv`, and the user is the effective one. Immutable; safe
 /// from any thread.
-public enum ProcessEnvironment {
+enum ProcessEnvironment {
     /// Whether the process runs with rights its caller lacks.
-    public static let isSecure: Bool = prefs_process_is_secure() != 0
+    static let isSecure: Bool = prefs_process_is_secure() != 0
 
     /// The user whose preferences this process uses: the real user, or the
     /// effective one in a setuid or setgid process.
-    public static var user: uid_t { isSecure ? geteuid() : getuid() }
+    static var user: uid_t { isSecure ? geteuid() : getuid() }
 
     /// The users whose symlinks and files a writer may go through: this
     /// process's effective user and root.
@@ -192,7 +192,7 @@ public enum ProcessEnvironment {
 
     /// The value of environment variable `name`; `nil` when unset, empty,
     /// or when the process is secure.
-    public static func value(_ name: String) -> String? {
+    static func value(_ name: String) -> String? {
         guard !isSecure, let v = getenv(name) else { return nil }
         let s = String(cString: v)
         return s.isEmpty ? nil : s

@@ -296,9 +296,10 @@ public final class PreferencesStore: @unchecked Sendable {
     /// may call back into the store.
     public func addObserver(application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void) throws(PrefsError) -> ObserverToken {
         let app = try Self.canonicalApplication(app)
-        // Current-host files of this user can then be watched too.
+        // Current-host files of this user can then be watched too (a file
+        // named by path has no ByHost directory).
         let byHost = locations.userDirectory + "/ByHost"
-        try? FileSystem.makeDirectories(byHost, mode: 0o700)
+        if locations.createsFilesBesideDomains { try? FileSystem.makeDirectories(byHost, mode: 0o700) }
         withLocked { s in
             if let watcher {
                 watcher.add(byHost)
