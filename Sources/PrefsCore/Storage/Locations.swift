@@ -201,15 +201,22 @@ enum ProcessEnvironment {
     /// The name and home directory of user `uid` in the password database.
     /// The corresponding C function is `getpwuid_r`.
     static func account(_ uid: uid_t) -> (name: String, home: String)? {
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>? = nil
-        var buffer = [CChar](repeating: 0, count: 4096)
-        while true {
-            let r = getpwuid_r(uid, &entry, &buffer, buffer.count, &found)
-            if r == ERANGE && buffer.count < 1 << 20 { buffer = [CChar](repeating: 0, count: buffer.count * 4); continue }
-            guard r == 0, let p = found, let name = p.pointee.pw_name, let dir = p.pointee.pw_dir else { return nil }
-            return (String(cString: name), String(cString: dir))
+        var size = 4096
+        while size <= 1 << 20 {
+            var buffer = [CChar](repeating: 0, count: size)
+            var tooSmall = false
+            let found = buffer.withUnsafeMutableBufferPointer { b -> (name: String, home: String)? in
+                var entry = passwd()
+                var result: UnsafeMutablePointer<passwd>? = nil
+                let r = getpwuid_r(uid, &entry, b.baseAddress!, b.count, &result)
+                tooSmall = r == ERANGE
+                guard r == 0, result != nil, let name = entry.pw_name, let dir = entry.pw_dir else { return nil }
+                return (String(cString: name), String(cString: dir))
+            }
+            if !tooSmall { return found }
+            size *= 4
         }
+        return nil
     }
 
     /// Whether `path` is an absolute path to a directory (not a symlink)
