@@ -43,7 +43,9 @@ struct Target {
     /// the file's directory, so reads, the lock-and-merge write and the
     /// atomic replacement are the library's, exactly as for named domains.
     /// Its managed directory lies under `/dev/null`, where no file can be:
-    /// a plist file has no managed values.
+    /// a plist file has no managed values. The store makes no files of its
+    /// own beside the plist file: its change counter is the user's runtime
+    /// one.
     static func file(_ path: String) throws(Failure) -> Target {
         var base = path
         if base.hasSuffix(".plist") { base.removeLast(".plist".count) }
@@ -62,7 +64,9 @@ struct Target {
         // the root directory takes an empty directory.
         let directory = dir == "/" ? "" : dir
         let locations = Locations(userDirectory: directory, systemDirectory: directory,
-                                  managedDirectory: "/dev/null", hostID: "localhost", userName: "")
+                                  managedDirectory: "/dev/null", hostID: "localhost", userName: "",
+                                  runtimeDirectory: Locations.fromEnvironment().runtimeDirectory,
+                                  createsFilesBesideDomains: false)
         let store = PreferencesStore(locations: locations, arguments: [])
         return Target(store: store, id: DomainID(application: name, user: .current, host: .any), name: path, isFile: true)
     }

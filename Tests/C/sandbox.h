@@ -3,10 +3,11 @@
  * the file helpers the preferences tests share.
  *
  * sandbox_init() makes a fresh directory tree under /tmp and points the
- * library at it (XDG_CONFIG_HOME, PREFS_SYSTEM_DIR, PREFS_MANAGED_DIR, and
- * HOME for good measure). Call it before the first Prefs* call of the
- * process: the library reads the environment once, at first use. Child
- * processes started afterwards inherit the same environment.
+ * library at it (XDG_CONFIG_HOME, PREFS_SYSTEM_DIR, PREFS_MANAGED_DIR,
+ * XDG_RUNTIME_DIR, and HOME for good measure). Call it before the first
+ * Prefs* call of the process: the library reads the environment once, at
+ * first use. Child processes started afterwards inherit the same
+ * environment.
  *
  * Define _XOPEN_SOURCE 700 before including (mkdtemp, nftw, setenv).
  */
@@ -38,6 +39,7 @@ struct sandbox {
     char config[320];  /* current user: $XDG_CONFIG_HOME */
     char system[320];  /* any user: $PREFS_SYSTEM_DIR */
     char managed[320]; /* managed: $PREFS_MANAGED_DIR */
+    char runtime[320]; /* $XDG_RUNTIME_DIR, where the user's change counter lives */
     char user[256];    /* the login name, as the library takes it */
     char host[256];    /* the host id, as the library takes it */
 };
@@ -111,10 +113,12 @@ static inline int sandbox_init(const char *name)
     sandbox_fmt(sb->config, sizeof sb->config, "%s/config", sb->root);
     sandbox_fmt(sb->system, sizeof sb->system, "%s/system", sb->root);
     sandbox_fmt(sb->managed, sizeof sb->managed, "%s/managed", sb->root);
+    sandbox_fmt(sb->runtime, sizeof sb->runtime, "%s/runtime", sb->root);
     sandbox_fmt(home, sizeof home, "%s/home", sb->root);
     if (!CHECK(sandbox_mkdirs(sb->config) == 0 && sandbox_mkdirs(sb->system) == 0 &&
-               sandbox_mkdirs(sb->managed) == 0 && sandbox_mkdirs(home) == 0))
+               sandbox_mkdirs(sb->managed) == 0 && sandbox_mkdirs(sb->runtime) == 0 && sandbox_mkdirs(home) == 0))
         return -1;
+    setenv("XDG_RUNTIME_DIR", sb->runtime, 1);
     setenv("XDG_CONFIG_HOME", sb->config, 1);
     setenv("PREFS_SYSTEM_DIR", sb->system, 1);
     setenv("PREFS_MANAGED_DIR", sb->managed, 1);
@@ -134,11 +138,13 @@ static inline void sandbox_attach(void)
     const char *config = getenv("XDG_CONFIG_HOME");
     const char *system = getenv("PREFS_SYSTEM_DIR");
     const char *managed = getenv("PREFS_MANAGED_DIR");
+    const char *runtime = getenv("XDG_RUNTIME_DIR");
     struct passwd *pw = getpwuid(getuid());
     char *slash;
     snprintf(sb->config, sizeof sb->config, "%s", config != NULL ? config : "");
     snprintf(sb->system, sizeof sb->system, "%s", system != NULL ? system : "");
     snprintf(sb->managed, sizeof sb->managed, "%s", managed != NULL ? managed : "");
+    snprintf(sb->runtime, sizeof sb->runtime, "%s", runtime != NULL ? runtime : "");
     sandbox_fmt(sb->root, sizeof sb->root, "%s", sb->config);
     slash = strrchr(sb->root, '/');
     if (slash != NULL)

@@ -208,7 +208,7 @@ static void test_observers_without_inotify(void)
         /* Take nobody's instances, not root's, which other programs use;
          * nobody gets a program and a configuration directory of its own. */
         struct passwd *pw = getpwnam("nobody");
-        char exe[700], config[700];
+        char exe[700], config[700], runtime[700];
         pid_t pid;
         if (pw == NULL) {
             printf("skipped: observers without inotify (no user nobody)\n");
@@ -216,13 +216,16 @@ static void test_observers_without_inotify(void)
         }
         sandbox_fmt(exe, sizeof exe, "%s/lifecycle-as-nobody", sandbox()->root);
         sandbox_fmt(config, sizeof config, "%s/nobody-config", sandbox()->root);
-        if (!CHECK(copy_self(exe) == 0 && sandbox_mkdirs(config) == 0 && chmod(sandbox()->root, 0755) == 0 &&
-                   chown(config, pw->pw_uid, pw->pw_gid) == 0))
+        sandbox_fmt(runtime, sizeof runtime, "%s/nobody-runtime", sandbox()->root);
+        if (!CHECK(copy_self(exe) == 0 && sandbox_mkdirs(config) == 0 && sandbox_mkdirs(runtime) == 0 &&
+                   chmod(sandbox()->root, 0755) == 0 && chmod(runtime, 0700) == 0 &&
+                   chown(config, pw->pw_uid, pw->pw_gid) == 0 && chown(runtime, pw->pw_uid, pw->pw_gid) == 0))
             return;
         fflush(stdout);
         pid = fork();
         if (pid == 0) {
             setenv("XDG_CONFIG_HOME", config, 1);
+            setenv("XDG_RUNTIME_DIR", runtime, 1);
             if (setgroups(0, NULL) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
                 _exit(30);
             execl(exe, exe, args[0], (char *)NULL);

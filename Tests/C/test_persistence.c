@@ -185,22 +185,25 @@ static int file_has_string(const char *app, const char *key, const char *text)
 /* The tests                                                           */
 /* ------------------------------------------------------------------ */
 
-/* Reading makes no file in the system-wide and managed directories; the
- * first write to an any-user domain makes the system directory's counter. */
+/* Reading makes no file in the preference directories (the user's counter
+ * lives in $XDG_RUNTIME_DIR); the first write to an any-user domain makes
+ * the system directory's counter. */
 static void test_counter_files(void)
 {
     struct sandbox *sb = sandbox();
-    char system_counter[400], managed_counter[400], user_counter[400];
+    char system_counter[400], managed_counter[400], user_counter[400], runtime_counter[400];
     PrefsPropertyListRef v;
 
     sandbox_fmt(system_counter, sizeof system_counter, "%s/%s", sb->system, SANDBOX_COUNTER_FILE);
     sandbox_fmt(managed_counter, sizeof managed_counter, "%s/%s", sb->managed, SANDBOX_COUNTER_FILE);
     sandbox_fmt(user_counter, sizeof user_counter, "%s/%s", sb->config, SANDBOX_COUNTER_FILE);
+    sandbox_fmt(runtime_counter, sizeof runtime_counter, "%s/prefs-changes", sb->runtime);
     v = PrefsCopyAppValue("anything", "com.example.persistence.counters");
     PrefsRelease(v);
     CHECKF(access(system_counter, F_OK) != 0, "a read made %s", system_counter);
     CHECKF(access(managed_counter, F_OK) != 0, "a read made %s", managed_counter);
-    CHECKF(access(user_counter, F_OK) == 0, "the store did not make %s", user_counter);
+    CHECKF(access(user_counter, F_OK) != 0, "a read made %s", user_counter);
+    CHECKF(access(runtime_counter, F_OK) == 0, "the store did not make %s", runtime_counter);
 
     sandbox_set_string("k", "v", "com.example.persistence.counters", kPrefsAnyUser, kPrefsAnyHost);
     CHECK(PrefsSynchronize("com.example.persistence.counters", kPrefsAnyUser, kPrefsAnyHost));

@@ -158,14 +158,15 @@ static void test_one_domain(void)
             CHECKF(stored != NULL && sandbox_is_string(PrefsDictionaryGetValue(stored, "where"), text),
                    "%s holds %s", path, sandbox_describe(stored));
             PrefsRelease(stored);
-            CHECKF(sandbox_mode(path) == 0600, "%s has mode %o", path, sandbox_mode(path));
+            /* The user's files are the user's; any-user files are for every user. */
+            CHECKF(sandbox_mode(path) == (u == 0 ? 0600 : 0644), "%s has mode %o", path, sandbox_mode(path));
         }
     }
-    /* Directories the library made: 0700. */
+    /* Directories the library made: 0700 for the user, 0755 for every user. */
     sandbox_fmt(path, sizeof path, "%s/ByHost", sb->config);
     CHECKF(sandbox_mode(path) == 0700, "%s has mode %o", path, sandbox_mode(path));
     sandbox_fmt(path, sizeof path, "%s/ByHost", sb->system);
-    CHECKF(sandbox_mode(path) == 0700, "%s has mode %o", path, sandbox_mode(path));
+    CHECKF(sandbox_mode(path) == 0755, "%s has mode %o", path, sandbox_mode(path));
 
     /* One domain only: no search list. */
     {

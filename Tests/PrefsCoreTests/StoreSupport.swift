@@ -19,6 +19,8 @@ final class StoreSandbox: @unchecked Sendable {
     let config: String
     let system: String
     let managed: String
+    /// The user's runtime directory, where the user's change counter lives.
+    let runtime: String
     private var stores: [PreferencesStore] = []
 
     /// `configSubpath` places the config directory deeper under the root
@@ -31,7 +33,9 @@ final class StoreSandbox: @unchecked Sendable {
         config = root + "/" + configSubpath
         system = root + "/system"
         managed = root + "/managed"
+        runtime = root + "/runtime"
         if createConfig { mkdirs(config) }
+        mkdirs(runtime)
         mkdirs(system)
         mkdirs(managed)
     }
@@ -45,7 +49,7 @@ final class StoreSandbox: @unchecked Sendable {
 
     var locations: Locations {
         Locations(userDirectory: config, systemDirectory: system, managedDirectory: managed,
-                  hostID: testHostID, userName: testUserName)
+                  hostID: testHostID, userName: testUserName, runtimeDirectory: runtime)
     }
 
     /// The file the contract names for a domain, spelled out here rather
@@ -61,8 +65,9 @@ final class StoreSandbox: @unchecked Sendable {
     }
 
     /// Every regular file under the root, relative to it, sorted; not the
-    /// store's change counters (`.prefs-changes`, one per directory, made
-    /// when a store starts), which belong to no domain.
+    /// stores' change counters (`runtime/prefs-changes`, made when a store
+    /// starts, and `.prefs-changes` in a directory written to), which belong
+    /// to no domain.
     func allFiles() -> [String] {
         var out: [String] = []
         func walk(_ dir: String, _ rel: String) {
@@ -73,7 +78,7 @@ final class StoreSandbox: @unchecked Sendable {
                 guard lstat(full, &st) == 0 else { continue }
                 if (st.st_mode & S_IFMT) == S_IFDIR {
                     walk(full, r)
-                } else if name != ChangeCounter.fileName {
+                } else if name != ChangeCounter.fileName && name != ChangeCounter.runtimeFileName {
                     out.append(r)
                 }
             }
@@ -192,7 +197,7 @@ func isChildRole(_ role: String) -> Bool {
 /// environment must be in place before the process starts (Foundation and
 /// the store read it once). Returns the exit status and everything printed.
 func runChildTest(named test: String, role: String, environment: [String: String]) -> (status: Int32, output: String) {
-    let exe = FileSystem.resolvingLinks("/proc/self/exe")
+    let exe = (try? FileSystem.resolvingLinks("/proc/self/exe")) ?? "/proc/self/exe"
     let p = Process()
     p.executableURL = URL(fileURLWithPath: exe)
     p.arguments = ["--testing-library", "swift-testing", "--filter", test]

@@ -257,23 +257,25 @@ struct StoreTests {
         }
     }
 
-    /// The limits are exact: 255 bytes is an application ID. (Its file name,
-    /// "<id>.plist", would be longer than the 255 bytes Linux allows in a
-    /// name, so only reading is checked with it; 249 bytes is the longest ID
-    /// whose any-host file can exist.)
+    /// The limits are exact: 249 bytes is the longest application ID, so
+    /// that its file name, "<id>.plist", fits in the 255 bytes Linux allows
+    /// in a name; 250 is refused. A current-host file takes the host id too.
     @Test func longestApplicationID() throws {
         try inSandbox { box in
             let store = box.store()
-            let longest = String(repeating: "b", count: 255)
-            #expect(try store.value(forKey: "k", application: longest) == nil)
-            _ = try Preferences(applicationID: longest, store: store)
             let writable = String(repeating: "c", count: 249)
             try store.set([("k", "v")], in: own(writable))
             #expect(try store.value(forKey: "k", application: writable)?.stringValue == "v")
             try store.synchronize(application: writable)
             #expect(readPlist(box.expectedPath(writable)) == plistDict(["k": "v"]))
-            #expect(ApplicationID.problem(String(repeating: "é", count: 127)) == nil) // 254 bytes
-            #expect(ApplicationID.problem(String(repeating: "é", count: 128)) != nil) // 256 bytes
+            expectPrefsError(.invalidApplicationID) { try store.set([("k", "v")], in: own(String(repeating: "b", count: 250))) }
+            // "<id>.testhost.plist": 255 - 7 - 8 = 240 bytes at most.
+            try store.set([("k", "v")], in: DomainID(application: String(repeating: "d", count: 240), user: .current, host: .current))
+            expectPrefsError(.invalidApplicationID) {
+                try store.set([("k", "v")], in: DomainID(application: String(repeating: "d", count: 241), user: .current, host: .current))
+            }
+            #expect(ApplicationID.problem(String(repeating: "é", count: 124)) == nil) // 248 bytes
+            #expect(ApplicationID.problem(String(repeating: "é", count: 125)) != nil) // 250 bytes
             #expect(ApplicationID.problem("...") == nil)
             #expect(ApplicationID.problem(".hidden") == nil)
         }
@@ -315,11 +317,14 @@ struct StoreTests {
                 let path = box.expectedPath(id.application, user: id.user, host: id.host)
                 #expect(store.locations.path(of: id) == path)
                 #expect(readPlist(path)?["n"] == .integer(i), "\(id) not at \(path); files: \(box.allFiles())")
-                #expect(permissions(path) == 0o600, "\(path) has mode \(String(permissions(path) ?? 0, radix: 8))")
+                // The user's files are the user's; any-user files are for every user.
+                let mode: mode_t = id.user == .current ? 0o600 : 0o644
+                #expect(permissions(path) == mode, "\(path) has mode \(String(permissions(path) ?? 0, radix: 8))")
             }
-            for dir in [box.root + "/home", box.config, box.config + "/ByHost", box.system + "/ByHost"] {
+            for dir in [box.root + "/home", box.config, box.config + "/ByHost"] {
                 #expect(permissions(dir) == 0o700, "\(dir) has mode \(String(permissions(dir) ?? 0, radix: 8))")
             }
+            #expect(permissions(box.system + "/ByHost") == 0o755)
             // Nothing but the domain files: no temporary files are left behind.
             #expect(box.allFiles() == [
                 "home/.config/.GlobalPreferences.plist",

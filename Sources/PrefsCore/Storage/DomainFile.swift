@@ -31,13 +31,31 @@ final class Domain: @unchecked Sendable {
         }
     }
 
-    init(path: String) { self.path = path }
+    /// Whether the domain is every user's (any-user): its new file is
+    /// written 0644 in directories made 0755, not 0600 and 0700.
+    let shared: Bool
+    /// Where the file really lives: `path`, or where the symlink at `path`
+    /// led when last read or written.
+    private(set) var file: String
+
+    init(path: String, shared: Bool) {
+        self.path = path
+        self.shared = shared
+        file = path
+    }
 
     var hasPendingChanges: Bool { !pending.isEmpty }
 
-    /// Whether the file differs from the one last read (one `stat`).
+    /// Whether the file differs from the one last read (one `stat`, which
+    /// follows a symlink at `path`).
     var hasChangedOnDisk: Bool {
-        (try? FileSystem.stamp(FileSystem.resolvingLinks(path))) != stamp
+        (try? FileSystem.stamp(path)) != stamp
+    }
+
+    /// The users whose symlinks reads follow: anyone's, except in a setuid
+    /// or setgid process, which follows only its own and root's, as writers do.
+    private static var readersTrust: [uid_t]? {
+        ProcessEnvironment.isSecure ? ProcessEnvironment.trustedOwners : nil
     }
 
     /// Reads the file when it was never read or has changed since. Returns
@@ -46,15 +64,13 @@ final class Domain: @unchecked Sendable {
     /// view of the domain is then empty (plus its own pending changes).
     @discardableResult
     func refresh() -> Bool {
-        let target = FileSystem.resolvingLinks(path)
-        if loaded {
-            let now = try? FileSystem.stamp(target)
-            if now == stamp { return false }
-        }
+        if loaded && !hasChangedOnDisk { return false }
         loaded = true
         do throws(PrefsError) {
             source = nil
-            guard let (bytes, stamp) = try FileSystem.read(target) else {
+            let target = try FileSystem.resolvingLinks(path, ownedBy: Domain.readersTrust)
+            file = target
+            guard let (bytes, stamp) = try FileSystem.read(target, followingLinks: false) else {
                 self.stamp = nil
                 problem = nil
                 rebuild(from: [:])
@@ -106,18 +122,21 @@ final class Domain: @unchecked Sendable {
     /// file's directory, re-reads the file, applies only the pending keys,
     /// and replaces the file atomically and durably. A file that does not
     /// parse is first moved aside (never overwritten) and reported through
-    /// the returned note. On failure nothing on disk changes and the
-    /// changes stay pending.
+    /// the returned note. A symlink is followed only when it and its target
+    /// belong to this user or root; a file that is not a regular one is
+    /// refused. On failure nothing on disk changes and the changes stay
+    /// pending.
     func commit() throws(PrefsError) -> PrefsError? {
         guard !pending.isEmpty else { return nil }
-        let target = FileSystem.resolvingLinks(path)
+        let target = try FileSystem.resolvingLinks(path, ownedBy: ProcessEnvironment.trustedOwners)
+        file = target
         let dir = FileSystem.parent(of: target)
-        try FileSystem.makeDirectories(dir)
+        try FileSystem.makeDirectories(dir, mode: shared ? 0o755 : 0o700)
         var note: PrefsError? = nil
         try FileSystem.withDirectoryLock(dir) { () throws(PrefsError) in
             var stored: Values = [:]
-            var mode: mode_t = 0o600
-            if let (bytes, found) = try FileSystem.read(target) {
+            var mode: mode_t = shared ? 0o644 : 0o600
+            if let (bytes, found) = try FileSystem.read(target, followingLinks: false) {
                 mode = found.mode
                 if let source, loaded, source == Fingerprint(bytes) {
                     // The bytes `values` came from: it is already the file
@@ -134,7 +153,7 @@ final class Domain: @unchecked Sendable {
             }
             for (k, change) in pending { stored[k] = change }
             let bytes = try PropertyList(.dictionary(stored)).xmlData()
-            FileSystem.removeLeftoverTemporaries(in: dir)
+            FileSystem.removeLeftoverTemporaries(of: target)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
             source = Fingerprint(bytes)
             pending = [:]

@@ -42,21 +42,34 @@ enum FileSystem {
         return Stamp(st)
     }
 
-    /// The whole content of `path` and its stamp; `nil` when it does not exist.
-    static func read(_ path: String) throws(PrefsError) -> (bytes: [UInt8], stamp: Stamp)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The largest file ``read(_:followingLinks:)`` accepts: 64 MiB. A
+    /// domain file is refused over it, before any of it is read.
+    static let maximumFileSize = 64 << 20
+
+    /// The whole content of `path` and its stamp; `nil` when it does not
+    /// exist. Opens without blocking and refuses what is not a regular file
+    /// (a FIFO, a device, a directory) and files over ``maximumFileSize``.
+    /// Without `followingLinks`, a symlink at `path` is refused too.
+    static func read(_ path: String, followingLinks: Bool = true) throws(PrefsError) -> (bytes: [UInt8], stamp: Stamp)? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
+            if errno == ELOOP && !followingLinks { throw PrefsError(.io, "cannot read \(path): it is a symbolic link") }
             throw ioError("cannot open", path)
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw PrefsError(.io, "cannot read \(path): not a regular file") }
+        let tooLarge = PrefsError(.io, "cannot read \(path): larger than the \(maximumFileSize >> 20) MiB a preferences file may hold; it is left as it is")
+        guard st.st_size <= maximumFileSize else { throw tooLarge }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
         var done = 0
         while true {
-            if done == bytes.count { bytes.append(contentsOf: repeatElement(0, count: 4096)) } // the file grew
+            if done == bytes.count { // the file grew
+                guard done <= maximumFileSize else { throw tooLarge }
+                bytes.append(contentsOf: repeatElement(0, count: 4096))
+            }
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 { if errno == EINTR { continue }; throw ioError("cannot read", path) }
             if n == 0 { break }
@@ -67,16 +80,22 @@ enum FileSystem {
         return (bytes, stamp)
     }
 
-    /// Creates `path` and its missing parents with mode 0700.
-    static func makeDirectories(_ path: String) throws(PrefsError) {
+    /// Creates `path` and its missing parents with permission bits `mode`
+    /// (whatever the umask: 0755 directories of any-user domains must be
+    /// readable by all).
+    static func makeDirectories(_ path: String, mode: mode_t) throws(PrefsError) {
         if path.isEmpty || path == "/" { return }
         var st = stat()
         if stat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFDIR else { throw PrefsError(.io, "cannot use \(path) as a directory: it is a file") }
             return
         }
-        try makeDirectories(parent(of: path))
-        if mkdir(path, 0o700) != 0 && errno != EEXIST { throw ioError("cannot create directory", path) }
+        try makeDirectories(parent(of: path), mode: mode)
+        if mkdir(path, mode) == 0 {
+            _ = chmod(path, mode)
+        } else if errno != EEXIST {
+            throw ioError("cannot create directory", path)
+        }
     }
 
     static func parent(of path: String) -> String {
@@ -92,22 +111,44 @@ enum FileSystem {
 
     /// The file a symlink chain at `path` ends at (so that replacing it keeps
     /// the link); `path` itself when it is not a link or does not exist.
-    static func resolvingLinks(_ path: String) -> String {
+    ///
+    /// With `owners`, a chain is followed only when every link in it and the
+    /// file it ends at (when that exists) belong to one of those users;
+    /// otherwise this throws. Writers pass ``ProcessEnvironment/trustedOwners``,
+    /// so that a link another user planted cannot make them replace a file
+    /// of that user's choosing.
+    static func resolvingLinks(_ path: String, ownedBy owners: [uid_t]? = nil) throws(PrefsError) -> String {
         var current = path
+        var followed = false
         for _ in 0..<40 {
+            var st = stat()
+            guard lstat(current, &st) == 0 else { return current } // missing: a new file goes there
+            if let owners, followed || (st.st_mode & S_IFMT) == S_IFLNK, !owners.contains(st.st_uid) {
+                throw PrefsError(.io, "will not follow the symbolic link \(path): \(current) belongs to another user")
+            }
+            guard (st.st_mode & S_IFMT) == S_IFLNK else { return current }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let n = readlink(current, &buffer, Int(PATH_MAX))
             if n < 0 { return current }
             let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             current = target.hasPrefix("/") ? target : parent(of: current) + "/" + target
+            followed = true
         }
-        return current
+        throw PrefsError(.io, "cannot follow the symbolic link \(path): too many levels of links")
+    }
+
+    /// A 64-bit FNV-1a hash of `text`'s UTF-8, the same in every process
+    /// (Swift's `Hasher` is seeded per process).
+    static func stableHash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return h
     }
 
     /// An exclusive lock on directory `dir`, released by the kernel if the
     /// process dies; `body` runs while it is held.
     static func withDirectoryLock<T>(_ dir: String, _ body: () throws(PrefsError) -> T) throws(PrefsError) -> T {
-        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw ioError("cannot open directory", dir) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
@@ -123,9 +164,7 @@ enum FileSystem {
     /// one, never a mix. `mode` is applied to the new file.
     static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t) throws(PrefsError) {
         let dir = parent(of: path)
-        // A short name of its own, not derived from the file's: a name that
-        // fits in NAME_MAX must not fail for want of room for a suffix.
-        let temp = dir + "/" + temporaryPrefix + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = dir + "/" + temporaryPrefix(of: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw ioError("cannot create", temp) }
         var ok = false
@@ -154,15 +193,24 @@ enum FileSystem {
         }
     }
 
-    /// How the names of ``replaceAtomically(_:with:mode:)``'s temporary files begin.
-    static let temporaryPrefix = ".prefs.tmp-"
+    /// How the names of ``replaceAtomically(_:with:mode:)``'s temporary
+    /// files for `path` begin: `.prefs.tmp-`, then a hash of the file's
+    /// name, so that each file's leftovers are told apart from every other
+    /// file's (and from files this library did not make). Short, so that a
+    /// file name that fits in NAME_MAX leaves room for it.
+    static func temporaryPrefix(of path: String) -> String {
+        let h = String(stableHash(lastComponent(of: path)), radix: 16)
+        return ".prefs.tmp-" + String(repeating: "0", count: 16 - h.utf8.count) + h + "-"
+    }
 
-    /// Removes the temporary files that writers killed half-way left in
-    /// `dir`. Call it only under ``withDirectoryLock(_:_:)``: every writer
-    /// writes its temporary file under that lock, so while it is held any
-    /// such file is left over.
-    static func removeLeftoverTemporaries(in dir: String) {
-        for name in list(dir) where name.hasPrefix(temporaryPrefix) {
+    /// Removes the temporary files that writers of `path` killed half-way
+    /// left beside it. Call it only under ``withDirectoryLock(_:_:)`` on its
+    /// directory: every writer writes its temporary file under that lock, so
+    /// while it is held any such file is left over.
+    static func removeLeftoverTemporaries(of path: String) {
+        let dir = parent(of: path)
+        let prefix = temporaryPrefix(of: path)
+        for name in list(dir) where name.hasPrefix(prefix) {
             unlink(dir + "/" + name)
         }
     }
@@ -198,11 +246,9 @@ enum FileSystem {
 
     /// When the environment variable `PREFS_TEST_FAIL` names an operation
     /// (`write` or `rename`), that operation fails with ENOSPC or EROFS, so
-    /// tests can check that failures lose nothing. Read once per process.
-    static let faultInjection: String? = {
-        guard let v = getenv("PREFS_TEST_FAIL") else { return nil }
-        return String(cString: v)
-    }()
+    /// tests can check that failures lose nothing. Read once per process;
+    /// ignored in a setuid or setgid process.
+    static let faultInjection: String? = ProcessEnvironment.value("PREFS_TEST_FAIL")
 
     static func injectedFault(_ operation: String) throws(PrefsError) {
         guard let f = faultInjection, f == operation else { return }

@@ -1,3 +1,4 @@
+import CAtomics
 import CProcessHooks
 import Glibc
 
@@ -52,42 +53,66 @@ public let globalDomainName = "NSGlobalDomain"
 ///
 /// The global domain's `<id>` is `.GlobalPreferences`. The host id is the
 /// first line of `/etc/machine-id`, or the host name when that is missing.
+/// In a setuid or setgid process (see ``ProcessEnvironment``) the
+/// environment is ignored: the user is the effective user, found in the
+/// password database, and every directory has its default.
 public struct Locations: Sendable {
     public let userDirectory: String
     public let systemDirectory: String
     public let managedDirectory: String
     public let hostID: String
     public let userName: String
+    /// The user's runtime directory (`$XDG_RUNTIME_DIR`, else
+    /// `/run/user/<uid>`), where the user directory's change counter lives;
+    /// `nil` when there is none that only this user can write.
+    public let runtimeDirectory: String?
+    /// Whether the store may make its own files (change counters) in the
+    /// preference directories when it writes there. `false` for a domain
+    /// named by a file path, which gets no library files beside it.
+    public let createsFilesBesideDomains: Bool
 
     /// The default directory of managed (forced) preferences.
     public static let defaultManagedDirectory = "/etc/prefs/managed"
+    /// The default directory of any-user (system-wide) preferences.
+    public static let defaultSystemDirectory = "/usr/local/etc"
 
     /// Locations from this process's environment.
     public static func fromEnvironment() -> Locations {
-        func env(_ name: String) -> String? {
-            guard let v = getenv(name) else { return nil }
-            let s = String(cString: v)
-            return s.isEmpty ? nil : s
-        }
-        let pw = getpwuid(getuid())
-        let home = env("HOME") ?? pw.flatMap { $0.pointee.pw_dir.map { String(cString: $0) } } ?? "/"
+        let env = ProcessEnvironment.value
+        let uid = ProcessEnvironment.user
+        let account = ProcessEnvironment.account(uid)
+        let home = env("HOME") ?? account?.home ?? "/"
         var config = env("XDG_CONFIG_HOME") ?? ""
         if !config.hasPrefix("/") { config = home + "/.config" }
-        var system = env("PREFS_SYSTEM_DIR") ?? "/usr/local/etc"
-        if !system.hasPrefix("/") { system = "/usr/local/etc" }
+        var system = env("PREFS_SYSTEM_DIR") ?? defaultSystemDirectory
+        if !system.hasPrefix("/") { system = defaultSystemDirectory }
         var managed = env("PREFS_MANAGED_DIR") ?? defaultManagedDirectory
         if !managed.hasPrefix("/") { managed = defaultManagedDirectory }
-        let user = pw.flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? env("USER") ?? String(getuid())
+        let user = account?.name ?? env("USER") ?? String(uid)
+        let runtime = [env("XDG_RUNTIME_DIR"), "/run/user/\(uid)"].lazy.compactMap { $0 }
+            .first { ProcessEnvironment.isPrivateDirectory($0, of: uid) }
         return Locations(userDirectory: config, systemDirectory: system, managedDirectory: managed,
-                         hostID: readHostID(), userName: user)
+                         hostID: readHostID(), userName: user, runtimeDirectory: runtime)
     }
 
-    public init(userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String) {
+    /// Locations given one by one. Without `runtimeDirectory`, the user
+    /// directory's change counter is a file in that directory, made by the
+    /// first write there (see ``ChangeCounter``).
+    public init(userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String,
+                runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true) {
         self.userDirectory = userDirectory
         self.systemDirectory = systemDirectory
         self.managedDirectory = managedDirectory
         self.hostID = hostID
         self.userName = userName
+        self.runtimeDirectory = runtimeDirectory
+        self.createsFilesBesideDomains = createsFilesBesideDomains
+    }
+
+    /// Whether `path` is a file of every user (any-user or managed), which
+    /// is written readable by all, rather than of the current user.
+    func isShared(_ path: String) -> Bool {
+        !path.hasPrefix(userDirectory + "/")
     }
 
     static func readHostID() -> String {
@@ -166,6 +191,61 @@ public enum ApplicationID {
         let name = args.first.map { FileSystem.lastComponent(of: $0) } ?? ""
         return problem(name) == nil ? name : "unknown-process"
     }()
+}
+
+/// What this process may take from its environment. A setuid or setgid
+/// program (the kernel's `AT_SECURE`) was given its environment by a caller
+/// with fewer rights, so there every variable reads as unset, as with
+/// `secure_getenv`, and the user is the effective one. Immutable; safe
+/// from any thread.
+enum ProcessEnvironment {
+    /// Whether the process runs with rights its caller lacks.
+    static let isSecure: Bool = prefs_process_is_secure() != 0
+
+    /// The user whose preferences this process uses: the real user, or the
+    /// effective one in a setuid or setgid process.
+    static var user: uid_t { isSecure ? geteuid() : getuid() }
+
+    /// The users whose symlinks and files a writer may go through: this
+    /// process's effective user and root.
+    static var trustedOwners: [uid_t] { [geteuid(), 0] }
+
+    /// The value of environment variable `name`; `nil` when unset, empty,
+    /// or when the process is secure.
+    static func value(_ name: String) -> String? {
+        guard !isSecure, let v = getenv(name) else { return nil }
+        let s = String(cString: v)
+        return s.isEmpty ? nil : s
+    }
+
+    /// The name and home directory of user `uid` in the password database.
+    /// The corresponding C function is `getpwuid_r`.
+    static func account(_ uid: uid_t) -> (name: String, home: String)? {
+        var size = 4096
+        while size <= 1 << 20 {
+            var buffer = [CChar](repeating: 0, count: size)
+            var tooSmall = false
+            let found = buffer.withUnsafeMutableBufferPointer { b -> (name: String, home: String)? in
+                var entry = passwd()
+                var result: UnsafeMutablePointer<passwd>? = nil
+                let r = getpwuid_r(uid, &entry, b.baseAddress!, b.count, &result)
+                tooSmall = r == ERANGE
+                guard r == 0, result != nil, let name = entry.pw_name, let dir = entry.pw_dir else { return nil }
+                return (String(cString: name), String(cString: dir))
+            }
+            if !tooSmall { return found }
+            size *= 4
+        }
+        return nil
+    }
+
+    /// Whether `path` is an absolute path to a directory (not a symlink)
+    /// owned by `uid` that no one else may write.
+    static func isPrivateDirectory(_ path: String, of uid: uid_t) -> Bool {
+        var st = stat()
+        guard path.hasPrefix("/"), lstat(path, &st) == 0 else { return false }
+        return (st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == uid && (st.st_mode & 0o022) == 0
+    }
 }
 
 /// The command line of this process, from `/proc/self/cmdline`, read at

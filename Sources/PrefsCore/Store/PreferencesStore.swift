@@ -32,7 +32,8 @@ public final class PreferencesStore: @unchecked Sendable {
     /// the exclusivity check is left out of every access.
     @exclusivity(unchecked) private var state: State
     private let lock = ProcessLock()
-    /// Change counters of the user, system and managed directories.
+    /// Change counters of the user, system and managed directories (see
+    /// ``ChangeCounter`` for where each lives).
     private let counters: [ChangeCounter]
     private let observers = ObserverRegistry()
     /// Notices files changed by other programs or by hand; started when the
@@ -48,9 +49,12 @@ public final class PreferencesStore: @unchecked Sendable {
         // under the lock fork() waits for, which is never taken after it.
         s.arguments = ArgumentDomain.parse(arguments ?? ProcessArguments.current)
         s.languages = Languages.fromEnvironment()
-        counters = [ChangeCounter(directory: locations.userDirectory, create: true),
-                    ChangeCounter(directory: locations.systemDirectory, create: false),
-                    ChangeCounter(directory: locations.managedDirectory, create: false)]
+        let makes = locations.createsFilesBesideDomains
+        let user = locations.runtimeDirectory.map { ChangeCounter(directory: locations.userDirectory, runtimeDirectory: $0) }
+            ?? ChangeCounter(directory: locations.userDirectory, createOnWrite: makes)
+        counters = [user,
+                    ChangeCounter(directory: locations.systemDirectory, createOnWrite: makes),
+                    ChangeCounter(directory: locations.managedDirectory, createOnWrite: makes)]
         s.seenCounts = counters.map(\.value)
         state = s
         LiveStores.add(self)
@@ -81,6 +85,9 @@ public final class PreferencesStore: @unchecked Sendable {
         var outbox: [(application: String, key: String)] = []
         /// Files that cannot be used, by path, that no read has reported yet.
         var unreported: [String: PrefsError] = [:]
+        /// Directories that symlinked domain files lead into, watched
+        /// besides the preference directories.
+        var linkedDirectories: [String] = []
     }
 
     /// The merged search list of one application, rebuilt when a layer
@@ -160,11 +167,22 @@ public final class PreferencesStore: @unchecked Sendable {
 
     private func domain(_ path: String, _ s: inout State) -> Domain {
         if let d = s.domains[path] { return d }
-        let d = Domain(path: path)
+        let d = Domain(path: path, shared: locations.isShared(path))
         s.domains[path] = d
         reload(d, &s)
-        if watcher == nil { startWatcher(immediately: false) }
+        watchLinkTarget(d, &s)
+        if watcher == nil { startWatcher(immediately: false, s.linkedDirectories) }
         return d
+    }
+
+    /// When `d`'s file is a symlink into another directory (a dotfile
+    /// manager's), watches that directory too, so that changes made there
+    /// by other programs are noticed.
+    private func watchLinkTarget(_ d: Domain, _ s: inout State) {
+        let dir = FileSystem.parent(of: d.file)
+        guard dir != FileSystem.parent(of: d.path), !s.linkedDirectories.contains(dir) else { return }
+        s.linkedDirectories.append(dir)
+        watcher?.add(dir)
     }
 
     /// Re-reads `d` if its file changed; a file that became unusable is
@@ -267,7 +285,10 @@ public final class PreferencesStore: @unchecked Sendable {
     private func refreshLoaded(_ s: inout State) {
         guard s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
         let before = snapshot(&s)
-        for d in s.domains.values { reload(d, &s) }
+        for d in s.domains.values {
+            reload(d, &s)
+            watchLinkTarget(d, &s)
+        }
         invalidateViews(&s)
         s.outbox += differences(before, &s)
     }
@@ -316,15 +337,16 @@ public final class PreferencesStore: @unchecked Sendable {
     /// may call back into the store.
     public func addObserver(application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void) throws(PrefsError) -> ObserverToken {
         let app = try Self.canonicalApplication(app)
-        // Current-host files of this user can then be watched too.
+        // Current-host files of this user can then be watched too (a file
+        // named by path has no ByHost directory).
         let byHost = locations.userDirectory + "/ByHost"
-        try? FileSystem.makeDirectories(byHost)
+        if locations.createsFilesBesideDomains { try? FileSystem.makeDirectories(byHost, mode: 0o700) }
         withLocked { s in
             if let watcher {
                 watcher.add(byHost)
                 watcher.watchNow()
             } else {
-                startWatcher(immediately: true)
+                startWatcher(immediately: true, s.linkedDirectories)
             }
             _ = view(app, &s)
         }
@@ -340,12 +362,13 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 
     /// Starts the directory watcher (under the lock): at once for
-    /// observers, else after a delay (see ``DirectoryWatcher``). A store
-    /// that cannot start one tries again when it next loads a domain.
-    private func startWatcher(immediately: Bool) {
+    /// observers, else after a delay (see ``DirectoryWatcher``), over the
+    /// preference directories and `linked` (``State/linkedDirectories``).
+    /// A store that cannot start one tries again when it next loads a domain.
+    private func startWatcher(immediately: Bool, _ linked: [String]) {
         let l = locations
         let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
-                    l.managedDirectory, l.managedDirectory + "/" + l.userName]
+                    l.managedDirectory, l.managedDirectory + "/" + l.userName] + linked
         // Unretained (a weak reference would slow every retain of the
         // store): deinit stops the watcher and waits for its thread.
         let me = Unmanaged.passUnretained(self)
@@ -381,16 +404,18 @@ public final class PreferencesStore: @unchecked Sendable {
         }
     }
 
-    /// Tells other processes that the file at `path` was replaced.
-    private func announce(_ path: String) {
-        for c in counters where c.covers(path) { c.bump() }
+    /// Tells other processes that `d`'s file was replaced: bumps the
+    /// counters of the directory it is named in and of the one a symlink
+    /// led to, so readers of either name see the change.
+    private func announce(_ d: Domain) {
+        for c in counters where c.covers(d.path) || c.covers(d.file) { c.bump() }
     }
 
     /// Commits `d` and announces the new file.
     private func commit(_ d: Domain) throws(PrefsError) -> PrefsError? {
         let wrote = d.hasPendingChanges
         let note = try d.commit()
-        if wrote { announce(FileSystem.resolvingLinks(d.path)) }
+        if wrote { announce(d) }
         return note
     }
 
@@ -730,7 +755,7 @@ public final class PreferencesStore: @unchecked Sendable {
             if state.domains.values.contains(where: { $0.hasPendingChanges }) { scheduleFlush(&state) }
             watcher?.abandonAfterFork()
             watcher = nil
-            if !state.domains.isEmpty { startWatcher(immediately: !observers.isEmpty) }
+            if !state.domains.isEmpty { startWatcher(immediately: !observers.isEmpty, state.linkedDirectories) }
         }
         lock.unlock()
     }
