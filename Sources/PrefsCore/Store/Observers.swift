@@ -35,6 +35,14 @@ final class ObserverRegistry: @unchecked Sendable {
         pthread_cond_init(condition, nil)
     }
 
+    // Runs only when no delivery thread holds the registry.
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
     private func locked<T>(_ body: () -> T) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
