@@ -60,8 +60,7 @@ SAN=()
 if [ "$SANITIZE" = 1 ]; then
     SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld)
     # Later settings win, so the caller's own options come last. A report
-    # ends the program with a non-zero status: exit code 1 (ASan, UBSan)
-    # or 23 (LeakSanitizer).
+    # ends the program with exit status 1.
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
     export LSAN_OPTIONS="suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -174,11 +173,13 @@ header_item() {
         fail "$name" "does not compile: $compiler $*" "$log"
         return
     fi
-    if run_limited "$log" "$exe" && sanitizer_clean "$log"; then
+    run_limited "$log" "$exe"
+    local status=$?
+    if [ "$status" -eq 0 ] && sanitizer_clean "$log"; then
         pass "$name" "$(head -n 1 "$log")"
         show "$log"
     else
-        fail "$name" "$(describe_status $? "$log")" "$log"
+        fail "$name" "$(describe_status "$status" "$log")" "$log"
     fi
 }
 
@@ -311,13 +312,15 @@ program_item() {
         return 1
     fi
     # Runs in the work directory so that stray files land there.
-    if (cd "$WORK" && run_limited "$log" "$exe") && sanitizer_clean "$log"; then
+    (cd "$WORK" && run_limited "$log" "$exe")
+    local status=$?
+    if [ "$status" -eq 0 ] && sanitizer_clean "$log"; then
         local summary
         summary=$(grep -E '^[^ ].*: [0-9]+ checks, [0-9]+ failed$' "$log" | tail -n 1 | sed 's/^.*: //')
         pass "$name" "$summary"
         show "$log"
     else
-        fail "$name" "$(describe_status $? "$log")" "$log"
+        fail "$name" "$(describe_status "$status" "$log")" "$log"
     fi
 }
 
