@@ -6,6 +6,8 @@
  *   CHECKF(cond, fmt, ...)   the same, and prints fmt/... as a detail line.
  *   CHECK_FINISH()           prints the totals and gives the exit status:
  *                            return CHECK_FINISH(); at the end of main().
+ *   CHECK_ASAN               1 in a program built with AddressSanitizer
+ *                            (make test-c-asan), else 0.
  *
  * The counters are updated atomically, so CHECK may be used from several
  * threads at once.
@@ -15,6 +17,17 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#  define CHECK_ASAN 1
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define CHECK_ASAN 1
+#  endif
+#endif
+#ifndef CHECK_ASAN
+#  define CHECK_ASAN 0
+#endif
 
 static unsigned long check_total_count;
 static unsigned long check_failure_count;

@@ -18,8 +18,17 @@
 #   test_*       each Tests/C/test_*.c, compiled and run
 #
 # Exit status: 0 when every item passed, 1 otherwise, 2 on bad usage.
-# Environment: CC, CLANG, CXX pick the compilers; VERBOSE=1 prints the
+# Environment: CC, CLANG, CXX, CLANGXX pick the compilers; VERBOSE=1 prints the
 # output of passing items too; TEST_TIMEOUT (seconds, default 900).
+#
+# SANITIZE=1: for a library built with AddressSanitizer (and UBSan over
+# its C parts), as `make test-c-asan` installs it. Every program is linked
+# by clang (CC defaults to $CLANG) with -fsanitize=address,undefined, so
+# the sanitizer runtimes the library needs come from the executable; gcc
+# and g++ still compile the header checks, clang links them. LeakSanitizer
+# is on (suppressions: Tests/lsan.supp, code that is not ours), and an item
+# fails on any AddressSanitizer, LeakSanitizer or UBSan report, in the
+# program or in a process it started. Every item runs; none is skipped.
 
 set -u
 
@@ -34,11 +43,29 @@ fi
 PREFIX=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-CC=${CC:-cc}
-CXX=${CXX:-g++}
 CLANG=${CLANG:-clang}
+SANITIZE=${SANITIZE:-0}
+if [ "$SANITIZE" = 1 ]; then
+    CC=${CC:-$CLANG}
+else
+    CC=${CC:-cc}
+fi
+CXX=${CXX:-g++}
+CLANGXX=${CLANGXX:-clang++}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 VERBOSE=${VERBOSE:-0}
+
+# SAN: the flags every program is linked with (none without SANITIZE=1).
+SAN=()
+if [ "$SANITIZE" = 1 ]; then
+    SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fuse-ld=lld)
+    # Later settings win, so the caller's own options come last. A report
+    # ends the program with exit status 1.
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+    export LSAN_OPTIONS="suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+fi
+SANITIZER_REPORT='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error: |SUMMARY: UndefinedBehaviorSanitizer'
 
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
 unset PKG_CONFIG_LIBDIR
@@ -61,7 +88,10 @@ fail() {
     failed=$((failed + 1))
     printf 'FAIL  %s  (%s)\n' "$1" "$2"
     if [ -n "${3:-}" ] && [ -s "$3" ]; then
-        if grep -q 'CHECK failed' "$3"; then
+        if grep -Eq "$SANITIZER_REPORT" "$3"; then
+            # The first sanitizer report, from its first line.
+            awk -v re="$SANITIZER_REPORT" '$0 ~ re { p = 1 } p' "$3" | head -n 80 | sed 's/^/      | /'
+        elif grep -q 'CHECK failed' "$3"; then
             # The failed checks with their detail lines, then the summary.
             awk '/CHECK failed/ { p = 1; print; next } /^    / { if (p) print; next } { p = 0 }' "$3" |
                 head -n 120 | sed 's/^/      | /'
@@ -91,10 +121,18 @@ run_limited() {
     fi
 }
 
-# describe_status STATUS: how a program ended, in words.
+# sanitizer_clean LOG: no sanitizer report in LOG (a process started by the
+# program may report without changing the program's exit status).
+sanitizer_clean() {
+    [ "$SANITIZE" != 1 ] || ! grep -Eq "$SANITIZER_REPORT" "$1"
+}
+
+# describe_status STATUS [LOG]: how a program ended, in words.
 describe_status() {
     local s=$1
-    if [ "$s" -eq 124 ]; then
+    if [ "$SANITIZE" = 1 ] && [ -n "${2:-}" ] && grep -Eq "$SANITIZER_REPORT" "$2"; then
+        echo "sanitizer report, exit status $s"
+    elif [ "$s" -eq 124 ]; then
         echo "timed out after ${TEST_TIMEOUT}s"
     elif [ "$s" -gt 128 ]; then
         echo "killed by signal $((s - 128))"
@@ -122,15 +160,26 @@ header_item() {
     shift 2
     local exe="$WORK/${name//\//_}"
     local log="$exe.log"
-    if ! "$compiler" "$@" -o "$exe" "${PC[@]}" >"$log" 2>&1; then
+    if [ "$SANITIZE" = 1 ]; then
+        # The compiler under test compiles; clang links, with the runtimes.
+        local linker=$CLANG
+        case "$compiler" in *++*) linker=$CLANGXX ;; esac
+        # shellcheck disable=SC2086
+        if ! { "$compiler" "$@" -c -o "$exe.o" $PC_CFLAGS && "$linker" "${SAN[@]}" -o "$exe" "$exe.o" $PC_LIBS; } >"$log" 2>&1; then
+            fail "$name" "does not compile: $compiler $*, linked by $linker" "$log"
+            return
+        fi
+    elif ! "$compiler" "$@" -o "$exe" "${PC[@]}" >"$log" 2>&1; then
         fail "$name" "does not compile: $compiler $*" "$log"
         return
     fi
-    if run_limited "$log" "$exe"; then
+    run_limited "$log" "$exe"
+    local status=$?
+    if [ "$status" -eq 0 ] && sanitizer_clean "$log"; then
         pass "$name" "$(head -n 1 "$log")"
         show "$log"
     else
-        fail "$name" "$(describe_status $?)" "$log"
+        fail "$name" "$(describe_status "$status" "$log")" "$log"
     fi
 }
 
@@ -267,7 +316,7 @@ fi
 # The example and the test programs                                   #
 # ------------------------------------------------------------------ #
 
-STRICT_TEST=(-std=c99 -Wall -Wextra -Werror)
+STRICT_TEST=(-std=c99 -Wall -Wextra -Werror "${SAN[@]}")
 
 # program_item NAME SOURCE: compile SOURCE as a user would, run it.
 program_item() {
@@ -279,13 +328,15 @@ program_item() {
         return 1
     fi
     # Runs in the work directory so that stray files land there.
-    if (cd "$WORK" && run_limited "$log" "$exe"); then
+    (cd "$WORK" && run_limited "$log" "$exe")
+    local status=$?
+    if [ "$status" -eq 0 ] && sanitizer_clean "$log"; then
         local summary
         summary=$(grep -E '^[^ ].*: [0-9]+ checks, [0-9]+ failed$' "$log" | tail -n 1 | sed 's/^.*: //')
         pass "$name" "$summary"
         show "$log"
     else
-        fail "$name" "$(describe_status $?)" "$log"
+        fail "$name" "$(describe_status "$status" "$log")" "$log"
     fi
 }
 
@@ -296,9 +347,9 @@ if [ -f "$ROOT/examples/xml_demo.c" ]; then
     else
         (cd "$WORK" && run_limited "$exe.out" sh -c '"$1" 2>"$1.log"' sh "$exe")
         status=$?
-        if [ "$status" -ne 0 ]; then
+        if [ "$status" -ne 0 ] || ! sanitizer_clean "$exe.log"; then
             cat "$exe.out" >>"$exe.log"
-            fail example/xml_demo "$(describe_status "$status")" "$exe.log"
+            fail example/xml_demo "$(describe_status "$status" "$exe.log")" "$exe.log"
         elif ! head -c 5 "$exe.out" | grep -q '^<?xml'; then
             cat "$exe.out" >>"$exe.log"
             fail example/xml_demo "its standard output is not an XML document" "$exe.log"

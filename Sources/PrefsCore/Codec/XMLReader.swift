@@ -17,7 +17,12 @@ enum XMLReader {
         guard let ctxt = xmlCreateMemoryParserCtxt(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)) else {
             throw PrefsError(.internal, "libxml2 could not create a parser")
         }
-        defer { xmlFreeParserCtxt(ctxt) }
+        defer {
+            // libxml2 keeps declared entities in a document of its own, even
+            // for a SAX parse; freeing the context leaves that document behind.
+            if let doc = ctxt.pointee.myDoc { xmlFreeDoc(doc) }
+            xmlFreeParserCtxt(ctxt)
+        }
         let previousErrorHandler = prefs_xml_silence()
         defer { prefs_xml_restore(previousErrorHandler) }
         ctxt.pointee.sax.pointee = handler
