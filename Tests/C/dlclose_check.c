@@ -22,6 +22,7 @@ typedef PrefsNumberRef (*number_create_fn)(int64_t);
 typedef void (*set_app_value_fn)(const char *, PrefsPropertyListRef, const char *);
 typedef PrefsPropertyListRef (*copy_app_value_fn)(const char *, const char *);
 typedef PrefsObserverRef (*add_observer_fn)(const char *, const char *, PrefsObserverCallback, void *);
+typedef void (*remove_observer_fn)(PrefsObserverRef);
 typedef void (*release_fn)(PrefsTypeRef);
 
 static void on_change(const char *app, const char *key, void *context)
@@ -38,8 +39,10 @@ int main(int argc, char **argv)
     set_app_value_fn set_app_value;
     copy_app_value_fn copy_app_value;
     add_observer_fn add_observer;
+    remove_observer_fn remove_observer;
     release_fn release;
     PrefsNumberRef n;
+    PrefsObserverRef observer;
     struct timespec wait = {2, 500000000};
 
     if (argc != 2) {
@@ -58,12 +61,14 @@ int main(int argc, char **argv)
         union { void *p; copy_app_value_fn f; } c;
         union { void *p; add_observer_fn f; } d;
         union { void *p; release_fn f; } e;
+        union { void *p; remove_observer_fn f; } g;
         a.p = dlsym(lib, "PrefsNumberCreateInt64");
         b.p = dlsym(lib, "PrefsSetAppValue");
         c.p = dlsym(lib, "PrefsCopyAppValue");
         d.p = dlsym(lib, "PrefsAddObserver");
         e.p = dlsym(lib, "PrefsRelease");
-        if (!a.p || !b.p || !c.p || !d.p || !e.p) {
+        g.p = dlsym(lib, "PrefsRemoveObserver");
+        if (!a.p || !b.p || !c.p || !d.p || !e.p || !g.p) {
             fprintf(stderr, "dlsym: a function is missing\n");
             return 1;
         }
@@ -72,15 +77,20 @@ int main(int argc, char **argv)
         copy_app_value = c.f;
         add_observer = d.f;
         release = e.f;
+        remove_observer = g.f;
     }
     n = number_create(1);
     set_app_value("k", n, "com.example.dlclose"); /* the writer wakes in a second */
     release(n);
     release(copy_app_value("k", "com.example.dlclose"));
-    if (add_observer("com.example.dlclose", NULL, on_change, NULL) == NULL) {
+    /* The observer's delivery thread and the file watcher keep running
+     * after the observer is removed. */
+    observer = add_observer("com.example.dlclose", NULL, on_change, NULL);
+    if (observer == NULL) {
         fprintf(stderr, "PrefsAddObserver failed\n");
         return 1;
     }
+    remove_observer(observer);
     if (dlclose(lib) != 0) {
         fprintf(stderr, "dlclose: %s\n", dlerror());
         return 1;

@@ -281,14 +281,15 @@ else
     # dlopen, use, dlclose, live on: the library must stay loaded under its threads.
     if grep -q 'Flags:.*NODELETE' "$WORK/dynamic"; then
         exe="$WORK/dlclose_check"
-        if ! "$CC" -std=c99 -Wall -Wextra -Werror -o "$exe" "$HERE/dlclose_check.c" $PC_CFLAGS -ldl >"$exe.log" 2>&1; then
+        if ! "$CC" -std=c99 -Wall -Wextra -Werror "${SAN[@]}" -o "$exe" "$HERE/dlclose_check.c" $PC_CFLAGS -ldl >"$exe.log" 2>&1; then
             fail library/dlclose "dlclose_check.c does not compile" "$exe.log"
         elif (mkdir -p "$WORK/dlclose/config" && cd "$WORK" &&
               XDG_CONFIG_HOME="$WORK/dlclose/config" PREFS_SYSTEM_DIR="$WORK/dlclose/system" \
-              PREFS_MANAGED_DIR="$WORK/dlclose/managed" run_limited "$exe.log" "$exe" "$LIB"); then
+              PREFS_MANAGED_DIR="$WORK/dlclose/managed" run_limited "$exe.log" "$exe" "$LIB") &&
+           sanitizer_clean "$exe.log"; then
             pass library/dlclose "NODELETE; used, closed, and its threads ran on"
         else
-            fail library/dlclose "$(describe_status $?)" "$exe.log"
+            fail library/dlclose "$(describe_status $? "$exe.log")" "$exe.log"
         fi
     else
         fail library/dlclose "the library is not marked NODELETE (link with -z nodelete)" "$WORK/dynamic"
