@@ -212,12 +212,7 @@ package enum FileSystem {
         do {
             defer { close(fd) }
             try injectedFault("write")
-            var done = 0
-            while done < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-                if n < 0 { if errno == EINTR { continue }; throw ioError("cannot write", temp) }
-                done += n
-            }
+            guard writeAll(fd, bytes) else { throw ioError("cannot write", temp) }
             if let mode { _ = fchmod(fd, mode) }
             guard fsync(fd) == 0 else { throw ioError("cannot flush", temp) }
         }
@@ -229,6 +224,24 @@ package enum FileSystem {
             _ = fsync(dfd)
             close(dfd)
         }
+    }
+
+    /// Writes every byte of `bytes` to `fd`, retrying short writes and
+    /// EINTR. Returns false, with `errno` set, on any other failure. Used
+    /// for temporary files here and for standard output by the `prefs`
+    /// command.
+    @discardableResult
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += n
+        }
+        return true
     }
 
     /// Replaces a file the user named (not a domain file: no lock, no merge)
