@@ -17,6 +17,22 @@ SWIFT       ?= swift
 SWIFTFLAGS  ?= -c release
 BUILD_DIR    = $(shell $(SWIFT) build $(SWIFTFLAGS) --show-bin-path)
 
+# bin/prefs: the command's code is in libprefs.so (Sources/PrefsTool, entered
+# through the private export prefs_tool_main), so the program is tools/prefs.c,
+# a C main linked against the library just built: one copy of the core and of
+# the Swift runtime per machine. It finds the library through an rpath to
+# $(LIBDIR), except for PREFIX=/usr, whose library directory the dynamic
+# linker searches by itself: there it carries none. CFLAGS, CPPFLAGS and
+# LDFLAGS apply (hardening flags come in through them).
+LIBDIR          ?= $(PREFIX)/lib
+PREFS_RPATH      = $(if $(filter /usr,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
+PREFS_CFLAGS    ?= -std=c99 -O2 -Wall -Wextra
+define link-prefs-command
+	@mkdir -p build
+	$(CC) $(PREFS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o build/prefs tools/prefs.c \
+	    -L$(BUILD_DIR) -lprefs $(PREFS_RPATH)
+endef
+
 .PHONY: all deps build install example check conformance-notice test-swift test-c test-cli test-tsan clean
 
 all: build
@@ -30,12 +46,12 @@ deps:
 
 build: deps
 	$(SWIFT) build $(SWIFTFLAGS) --product prefs
-	$(SWIFT) build $(SWIFTFLAGS) --product prefs-tool
+	$(link-prefs-command)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/prefs \
 	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(BUILD_DIR)/prefs-tool $(DESTDIR)$(PREFIX)/bin/prefs
+	install -m 0755 build/prefs $(DESTDIR)$(PREFIX)/bin/prefs
 	install -m 0644 doc/prefs.1 $(DESTDIR)$(PREFIX)/share/man/man1/prefs.1
 	install -m 0755 $(BUILD_DIR)/libprefs.so $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(VERSION)
 	ln -sf libprefs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(SOMAJOR)

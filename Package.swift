@@ -3,8 +3,9 @@ import PackageDescription
 
 // The C library links the Swift runtime in statically, so C programs need no
 // Swift installation and pay no Foundation start-up; it exports only the C API
-// (Prefs*, kPrefs*) and carries its SONAME. See BENCHMARKS.md for the start-up
-// figures behind this choice.
+// (Prefs*, kPrefs*), plus the private entry point of the `prefs` command
+// (prefs_tool_main, version node LIBPREFS_PRIVATE), and carries its SONAME.
+// See BENCHMARKS.md for the start-up figures behind this choice.
 let libraryLinkerFlags = [
     "-static-stdlib",
     // lld leaves no local symbols in the dynamic symbol table (gold keeps a few).
@@ -23,8 +24,6 @@ let package = Package(
         .library(name: "prefs", type: .dynamic, targets: ["Prefs"]),
         /// The Swift API, for SwiftPM clients.
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
-        /// The `prefs` command (installed as `bin/prefs`).
-        .executable(name: "prefs-tool", targets: ["prefs-tool"]),
     ],
     targets: [
         .systemLibrary(
@@ -40,16 +39,15 @@ let package = Package(
         // Fork handlers installed at load time, and the state they guard.
         .target(name: "CProcessHooks", path: "Sources/CProcessHooks"),
         .target(name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics", "CProcessHooks"]),
+        // The `prefs` command's code, linked into libprefs.so and entered
+        // through prefs_tool_main; `bin/prefs` is tools/prefs.c, built by
+        // the Makefile. Not a product: nothing else may import it.
+        .target(name: "PrefsTool", dependencies: ["PrefsCore"]),
         .target(
             name: "Prefs",
-            dependencies: ["PrefsCore", "CPrefs"],
+            dependencies: ["PrefsCore", "PrefsTool", "CPrefs"],
             exclude: ["exports.map"],
             linkerSettings: [.unsafeFlags(libraryLinkerFlags)]
-        ),
-        .executableTarget(
-            name: "prefs-tool",
-            dependencies: ["PrefsCore"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
     ]

@@ -454,6 +454,14 @@ quiet export $S "$WORK/files/small-export.plist"
 ok "export/replaces an existing file" cmp -s "$WORK/files/small-export.plist" "$GOLDEN/export-small.plist"
 expect "export/absent domain: 1" 1 "" "Domain com.example.none does not exist" -- export com.example.none -
 refuse "export/absent domain writes no file" 1 "$WORK/files/none.plist" -- export com.example.none "$WORK/files/none.plist"
+rm -f "$WORK/files/mode.plist"
+(umask 027 && "$PREFS" export $S "$WORK/files/mode.plist")
+ok "export/a new file gets 0666 less the umask" test "$(stat -c %a "$WORK/files/mode.plist")" = 640
+chmod 604 "$WORK/files/mode.plist"
+quiet export $S "$WORK/files/mode.plist"
+ok "export/an existing file keeps its mode" test "$(stat -c %a "$WORK/files/mode.plist")" = 604
+mkdir -p "$WORK/files/dir.plist"
+expect "export/to a directory: 1" 1 "" "prefs: cannot write $WORK/files/dir.plist: it is a directory" -- export $S "$WORK/files/dir.plist"
 
 quiet export $D "$WORK/files/golden.plist"
 quiet import com.example.copy "$WORK/files/golden.plist"
@@ -477,6 +485,11 @@ printf '<?xml version="1.0"?><plist version="1.0"><string>x</string></plist>' >"
 refuse "import/XML string, not a dictionary: 1, unchanged" 1 "$CFG/$I.plist" -- import $I "$WORK/files/string.plist"
 refuse "import/missing file: 1, unchanged" 1 "$CFG/$I.plist" -- import $I "$WORK/files/does-not-exist.plist"
 refuse "import/empty stdin: 1, unchanged" 1 "$CFG/$I.plist" -- import $I - </dev/null
+refuse "import/a directory: 1, unchanged" 1 "$CFG/$I.plist" -- import $I "$WORK/files/dir.plist"
+printf '{ piped = 1; }' | "$PREFS" import com.example.piped /dev/stdin >"$WORK/out" 2>"$WORK/err"
+rc=$?
+check_run "import/a pipe named by path (/dev/stdin)" 0 "" ""
+expect "import/what came through the pipe" 0 "1" "" -- read com.example.piped piped
 printf '{ a = 1; }' >"$WORK/files/one.txt"
 snapshot "$CFG/com.example.imported-absent.plist"
 pin "$WORK/files/broken.txt" import com.example.imported-absent -

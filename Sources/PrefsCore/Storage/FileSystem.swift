@@ -3,7 +3,11 @@ import Glibc
 /// Every system call the storage layer makes goes through here, so errno
 /// handling, EINTR retries and error messages live in one place, and tests
 /// can inject failures (see ``FileSystem/faultInjection``).
-enum FileSystem {
+///
+/// `package` members are used by the `prefs` command (`PrefsTool`) for the
+/// files a user names (import sources, export destinations), so that it
+/// reads and replaces files exactly as the store does.
+package enum FileSystem {
     /// Identity and version of a file, to tell whether it changed.
     struct Stamp: Equatable, Sendable {
         var device: UInt64
@@ -61,23 +65,56 @@ enum FileSystem {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw PrefsError(.io, "cannot read \(path): not a regular file") }
-        let tooLarge = PrefsError(.io, "cannot read \(path): larger than the \(maximumFileSize >> 20) MiB a preferences file may hold; it is left as it is")
-        guard st.st_size <= maximumFileSize else { throw tooLarge }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        let bytes = try readToEnd(fd, expecting: Int(st.st_size), name: path, tooLarge: "; it is left as it is")
+        return (bytes, Stamp(st))
+    }
+
+    /// Everything that can still be read from `fd` (standard input, a pipe,
+    /// a terminal), until its end; refused over ``maximumFileSize``, like a
+    /// file. `name` is for messages. The descriptor stays open and is the
+    /// caller's; reads block as the descriptor does.
+    package static func readToEnd(descriptor fd: Int32, name: String) throws(PrefsError) -> [UInt8] {
+        try readToEnd(fd, expecting: 0, name: name, tooLarge: "")
+    }
+
+    /// The whole content of a file the user named (an import source, not a
+    /// domain file). Unlike ``read(_:followingLinks:)`` it opens as the
+    /// user asked, blocking: a FIFO, a pipe (`/dev/stdin`, a shell's
+    /// `<(command)`) or a terminal is read to its end. A missing file and a
+    /// directory are refused, and so is anything over ``maximumFileSize``
+    /// (a device that never ends, too). Like every function here it keeps
+    /// no state: safe from any thread.
+    package static func readUserFile(_ path: String) throws(PrefsError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError("cannot open", path) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
+        guard (st.st_mode & S_IFMT) != S_IFDIR else { throw PrefsError(.io, "cannot read \(path): it is a directory") }
+        let size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
+        return try readToEnd(fd, expecting: size, name: path, tooLarge: "")
+    }
+
+    /// Reads `fd` to its end, with room for `expected` bytes from the start
+    /// and ``maximumFileSize`` at most; `note` ends the message of a refusal
+    /// for size.
+    private static func readToEnd(_ fd: Int32, expecting expected: Int, name: String, tooLarge note: String) throws(PrefsError) -> [UInt8] {
+        let tooLarge = PrefsError(.io, "cannot read \(name): larger than the \(maximumFileSize >> 20) MiB a preferences file may hold\(note)")
+        guard expected <= maximumFileSize else { throw tooLarge }
+        var bytes = [UInt8](repeating: 0, count: expected)
         var done = 0
         while true {
-            if done == bytes.count { // the file grew
+            if done == bytes.count { // the file grew, or a stream's next chunk
                 guard done <= maximumFileSize else { throw tooLarge }
                 bytes.append(contentsOf: repeatElement(0, count: 4096))
             }
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; throw ioError("cannot read", path) }
+            if n < 0 { if errno == EINTR { continue }; throw ioError("cannot read", name) }
             if n == 0 { break }
             done += n
         }
         bytes.removeSubrange(done...)
-        let stamp = Stamp(st)
-        return (bytes, stamp)
+        return bytes
     }
 
     /// Creates `path` and its missing parents with permission bits `mode`
@@ -161,11 +198,12 @@ enum FileSystem {
     /// Replaces `path` atomically and durably with `bytes`: writes a
     /// temporary file in the same directory, flushes it, renames it over
     /// `path`, flushes the directory. A reader sees the old file or the new
-    /// one, never a mix. `mode` is applied to the new file.
-    static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t) throws(PrefsError) {
+    /// one, never a mix. `mode` is applied to the new file; `nil` gives it
+    /// 0666 less the process's umask, as a program's new files get.
+    static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t?) throws(PrefsError) {
         let dir = parent(of: path)
         let temp = dir + "/" + temporaryPrefix(of: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode ?? 0o666)
         guard fd >= 0 else { throw ioError("cannot create", temp) }
         var ok = false
         defer {
@@ -174,13 +212,8 @@ enum FileSystem {
         do {
             defer { close(fd) }
             try injectedFault("write")
-            var done = 0
-            while done < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-                if n < 0 { if errno == EINTR { continue }; throw ioError("cannot write", temp) }
-                done += n
-            }
-            _ = fchmod(fd, mode)
+            guard writeAll(fd, bytes) else { throw ioError("cannot write", temp) }
+            if let mode { _ = fchmod(fd, mode) }
             guard fsync(fd) == 0 else { throw ioError("cannot flush", temp) }
         }
         try injectedFault("rename")
@@ -191,6 +224,39 @@ enum FileSystem {
             _ = fsync(dfd)
             close(dfd)
         }
+    }
+
+    /// Writes every byte of `bytes` to `fd`, retrying short writes and
+    /// EINTR. Returns false, with `errno` set, on any other failure. Used
+    /// for temporary files here and for standard output by the `prefs`
+    /// command.
+    @discardableResult
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    /// Replaces a file the user named (not a domain file: no lock, no merge)
+    /// with `bytes`, through ``replaceAtomically(_:with:mode:)``. An
+    /// existing file keeps its permission bits, a new one gets 0666 less the
+    /// umask; a symlink at `path` is replaced, not followed; a directory is
+    /// refused before anything is written.
+    package static func replaceUserFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
+        var st = stat()
+        var mode: mode_t?
+        if stat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) != S_IFDIR else { throw PrefsError(.io, "cannot write \(path): it is a directory") }
+            mode = st.st_mode & 0o7777
+        }
+        try replaceAtomically(path, with: bytes, mode: mode)
     }
 
     /// How the names of ``replaceAtomically(_:with:mode:)``'s temporary

@@ -1,6 +1,8 @@
 /// The text forms of integers, reals and dates that property lists use,
 /// parsed and printed without Foundation and without the C locale's help.
-enum ScalarText {
+/// The parsers are `package`: the `prefs` command reads its `-int`,
+/// `-float` and `-date` arguments with them, as a domain file's values are read.
+package enum ScalarText {
     @inline(__always)
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
@@ -24,7 +26,7 @@ enum ScalarText {
     /// An integer in -2^63...2^64-1: optional sign, then decimal digits
     /// (leading zeros stay decimal) or `0x`/`0X` and hex digits. Surrounding
     /// whitespace is allowed. `nil` for anything else or out of range.
-    static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
+    package static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
         let t = trimmed(text)
         let negative: Bool
         var i: Int
@@ -81,7 +83,7 @@ enum ScalarText {
     /// fraction and exponent, or `nan`, `inf`, `infinity` in any case.
     /// Hexadecimal floats and anything else are refused. Trailing whitespace
     /// is allowed. Overflow reads as infinity.
-    static func parseReal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func parseReal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         let t = trimmed(text)
         let (negative, i) = sign(t)
         let rest = UnsafeBufferPointer(rebasing: t[i...])
@@ -134,7 +136,7 @@ enum ScalarText {
 
     /// Seconds since 1970 for `YYYY-MM-DDTHH:MM:SSZ` exactly (years 0001-9999,
     /// real calendar days, no leap seconds, nothing before or after).
-    static func parseISODate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+    package static func parseISODate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
         guard t.count == 20,
               t[4] == UInt8(ascii: "-"), t[7] == UInt8(ascii: "-"), t[10] == UInt8(ascii: "T"),
               t[13] == UInt8(ascii: ":"), t[16] == UInt8(ascii: ":"), t[19] == UInt8(ascii: "Z"),

@@ -1,6 +1,9 @@
-import Glibc
+import PrefsCore
 
 /// Buffered writing to a file descriptor, without stdio or Foundation.
+///
+/// Not thread-safe: only the thread running `prefs_tool_main` uses it (the
+/// library's own threads, such as observer delivery in `watch`, never do).
 final class Output {
     nonisolated(unsafe) static let standard = Output(fd: 1)
     nonisolated(unsafe) static let error = Output(fd: 2)
@@ -25,29 +28,13 @@ final class Output {
 
     func write(bytes: [UInt8]) {
         flush()
-        Output.writeAll(fd, bytes)
+        FileSystem.writeAll(fd, bytes)
     }
 
     func flush() {
         guard !buffer.isEmpty else { return }
-        Output.writeAll(fd, buffer)
+        FileSystem.writeAll(fd, buffer)
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Writes every byte, retrying short writes and EINTR. Returns false on
-    /// any other failure.
-    @discardableResult
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            done += n
-        }
-        return true
     }
 }
 

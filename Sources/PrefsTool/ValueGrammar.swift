@@ -102,13 +102,13 @@ enum ValueGrammar {
         case "-string":
             return .string(text)
         case "-int", "-integer":
-            guard let v = libraryScalar("integer", text) else {
+            guard let v = withBytes(text, ScalarText.parseInteger) else {
                 throw bad("not an integer (decimal or 0x hexadecimal, -2^63 to 2^64-1)")
             }
-            return v
+            return .integer(v)
         case "-float":
-            guard let v = libraryScalar("real", text) else { throw bad("not a number") }
-            return v
+            guard let v = withBytes(text, ScalarText.parseReal) else { throw bad("not a number") }
+            return .real(v)
         case "-bool", "-boolean":
             switch String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) {
             case "true", "yes": return .boolean(true)
@@ -142,33 +142,26 @@ enum ValueGrammar {
         message.hasSuffix(" at line 1") ? String(message.dropLast(" at line 1".count)) : message
     }
 
-    /// The library's own reading of an integer, real or ISO 8601 date: the
-    /// text inside `<tag>` of an XML property list, as a domain file would
-    /// hold it. Text with markup characters is none of these.
-    static func libraryScalar(_ tag: String, _ text: String) -> PropertyList? {
-        guard !text.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "&") }) else {
-            return nil
-        }
-        let xml = "<plist version=\"1.0\"><\(tag)>\(text)</\(tag)></plist>"
-        guard let v = try? PropertyList.parse(Array(xml.utf8)) else { return nil }
-        switch (tag, v.kind) {
-        case ("integer", .integer), ("real", .real), ("date", .date): return v
-        default: return nil
-        }
+    /// `parse` (one of the core's readers of a domain file's `<integer>`,
+    /// `<real>` and `<date>` text) applied to `text`'s UTF-8, so that an
+    /// argument reads exactly as the same text in a file would.
+    private static func withBytes<T>(_ text: String, _ parse: (UnsafeBufferPointer<UInt8>) -> T?) -> T? {
+        var text = text
+        return text.withUTF8 { parse($0) }
     }
 
     /// `2026-01-02T03:04:05Z`, or `2026-01-02 03:04:05 +0000` with any
     /// offset from -2359 to +2359 (as `prefs read` prints dates).
     static func date(_ text: String) -> PropertyList? {
         let u = Array(text.utf8)
-        if u.count != 25 { return libraryScalar("date", text) }
+        if u.count != 25 { return withBytes(text, ScalarText.parseISODate).map { .date($0) } }
         guard u[10] == 0x20, u[19] == 0x20, u[20] == UInt8(ascii: "+") || u[20] == UInt8(ascii: "-"),
               u[21...24].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
         let digit = { (i: Int) in Int(u[i] - UInt8(ascii: "0")) }
         let hours = digit(21) * 10 + digit(22), minutes = digit(23) * 10 + digit(24)
         guard hours <= 23, minutes <= 59 else { return nil }
         let iso = String(decoding: u[0..<10], as: UTF8.self) + "T" + String(decoding: u[11..<19], as: UTF8.self) + "Z"
-        guard let local = libraryScalar("date", iso)?.dateValue else { return nil }
+        guard let local = withBytes(iso, ScalarText.parseISODate) else { return nil }
         let offset = Double((hours * 3600 + minutes * 60) * (u[20] == UInt8(ascii: "-") ? -1 : 1))
         return .date(local - offset)
     }

@@ -218,8 +218,13 @@ enum Command {
     static func importDomain(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
         try expect(args, count: 2, "import <domain> <path> | -")
         let source = args.last!
-        let bytes = try FileIO.readAll(source == "-" ? nil : source)
         let shown = source == "-" ? "standard input" : source
+        let bytes: [UInt8]
+        do throws(PrefsError) {
+            bytes = try source == "-" ? FileSystem.readToEnd(descriptor: 0, name: shown) : FileSystem.readUserFile(source)
+        } catch {
+            throw .refused("prefs: \(error.message)")
+        }
         let parsed: PropertyList
         do throws(PrefsError) {
             parsed = try PropertyList.parse(bytes)
@@ -248,7 +253,11 @@ enum Command {
         if destination == "-" {
             Output.standard.write(bytes: xml)
         } else {
-            try FileIO.replace(destination, with: xml)
+            do throws(PrefsError) {
+                try FileSystem.replaceUserFile(destination, with: xml)
+            } catch {
+                throw .refused("prefs: \(error.message)")
+            }
         }
     }
 
