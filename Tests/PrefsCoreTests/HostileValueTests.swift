@@ -63,4 +63,80 @@ struct HostileValueTests {
             #expect(String(decoding: out, as: UTF8.self) == String(v))
         }
     }
+
+    // MARK: Values too large to write
+
+    /// `levels` levels of an array holding the level below twice: a few
+    /// hundred bytes in memory, 2^levels elements written out.
+    static func sharedBomb(levels: Int) -> PropertyList {
+        var v = PropertyList.trueValue
+        for _ in 0..<levels { v = .array([v, v]) }
+        return v
+    }
+
+    @Test func sharedSubValuesAreRefusedNotExpanded() throws {
+        for levels in [22, 28, 62, 200] {
+            let bomb = Self.sharedBomb(levels: levels)
+            let time = secondsTaken {
+                #expect(throws: PrefsError.self) { try bomb.xmlData() }
+                #expect(OldStylePlist.format(bomb, maxBytes: PropertyList.maxDocumentSize) == nil)
+            }
+            #expect(time < 5, "\(levels) levels: refusal took \(time) s")
+            if levels >= 28 { #expect(bomb.minimumXMLSize > PropertyList.maxDocumentSize) }
+        }
+        do {
+            _ = try Self.sharedBomb(levels: 28).xmlData()
+        } catch {
+            #expect(error.code == .unrepresentable)
+        }
+        // Small sharing is fine, and writes every copy.
+        let small = Self.sharedBomb(levels: 4)
+        #expect(try PropertyList.parse(small.xmlData()) == small)
+        #expect(OldStylePlist.format(small, maxBytes: 1 << 20) == OldStylePlist.format(small))
+        try inSandbox { box in
+            let store = box.store()
+            let id = DomainID(application: app, user: .current, host: .any)
+            #expect(throws: PrefsError.self) { try store.set([("Bomb", Self.sharedBomb(levels: 28))], in: id) }
+            try store.set([("Fine", small)], in: id)
+            _ = try store.synchronize(id)
+            #expect(try box.store().values(in: id)["Fine"] == small)
+        }
+    }
+
+    /// What the writer writes, the reader reads: no string, key or data
+    /// element over the reader's 10,000,000 bytes of text, counted as the
+    /// reader counts them (base64 with its line breaks and indentation).
+    @Test func writerKeepsToTheReadersTextLimit() throws {
+        let limit = PropertyList.maxTextLength
+        let longest = PropertyList.string(String(repeating: "a", count: limit))
+        #expect(try PropertyList.parse(longest.xmlData()) == longest)
+        let tooLong = PropertyList.string(String(repeating: "a", count: limit + 1))
+        #expect(throws: PrefsError.self) { try tooLong.xmlData() }
+        let longKey = PropertyList.dictionary([String(repeating: "k", count: limit + 1): PropertyList.trueValue])
+        #expect(throws: PrefsError.self) { try longKey.xmlData() }
+
+        // 7,400,000 bytes: 9,866,668 base64 characters. At the top level,
+        // 76 to a line, the element holds 9,996,494 bytes of text; as a
+        // domain's value, a tab and 68 characters to a line, 10,156,868.
+        let data = PropertyList.data([UInt8](repeating: 0xA5, count: 7_400_000))
+        #expect(try PropertyList.parse(data.xmlData()) == data)
+        #expect(throws: PrefsError.self) { try PropertyList.checkStorable(data, forKey: "Blob") }
+        #expect(throws: PrefsError.self) { try PropertyList.array([data]).xmlData() }
+        let moreData = PropertyList.data([UInt8](repeating: 0, count: limit / 4 * 3 + 3))
+        #expect(throws: PrefsError.self) { try moreData.xmlData() }
+
+        try inSandbox { box in
+            let store = box.store()
+            let id = DomainID(application: app, user: .current, host: .any)
+            #expect(throws: PrefsError.self) { try store.set([("Text", tooLong)], in: id) }
+            #expect(throws: PrefsError.self) { try store.set([("Blob", data)], in: id) }
+            #expect(throws: PrefsError.self) { try store.set([(String(repeating: "k", count: limit + 1), .trueValue)], in: id) }
+            // A key XML cannot carry is refused at set too, not at every
+            // synchronize after it.
+            #expect(throws: PrefsError.self) { try store.set([("bad\u{1}key", .trueValue)], in: id) }
+            try store.set([("Text", longest)], in: id)
+            _ = try store.synchronize(id)
+            #expect(try box.store().values(in: id)["Text"] == longest)
+        }
+    }
 }

@@ -120,11 +120,6 @@ enum XMLReader {
         }
     }
 
-    /// The most text one element may hold (libxml2's own limit for a text
-    /// node without XML_PARSE_HUGE), enforced here because the text of one
-    /// element reaches us in pieces.
-    static let maxTextLength = 10_000_000
-
     /// The element names a property list may hold.
     enum Element: UInt8 {
         case plist, dict, array, key, string, integer, real, date, data, `true`, `false`
@@ -292,8 +287,10 @@ enum XMLReader {
 
         mutating func characters(_ p: UnsafePointer<UInt8>, _ n: Int) {
             if let current = open.last, current.holdsText {
-                guard text.count + n <= XMLReader.maxTextLength else {
-                    fail(.malformed, "<\(current)> holds more than \(XMLReader.maxTextLength) bytes of text")
+                // Enforced here because the text of one element reaches us
+                // in pieces.
+                guard text.count + n <= PropertyList.maxTextLength else {
+                    fail(.malformed, "<\(current)> holds more than \(PropertyList.maxTextLength) bytes of text")
                     return
                 }
                 text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))

@@ -468,7 +468,7 @@ public final class PreferencesStore: @unchecked Sendable {
         for (key, value) in changes {
             guard let value else { continue }
             do throws(PrefsError) {
-                _ = try value.xmlData()
+                try PropertyList.checkStorable(value, forKey: key)
             } catch {
                 throw PrefsError(error.code, "cannot store \"\(key)\": \(error.message)")
             }
