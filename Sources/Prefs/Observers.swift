@@ -18,10 +18,11 @@ private struct Context: @unchecked Sendable {
 @c @implementation
 public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: UnsafePointer<CChar>?, _ callback: PrefsObserverCallback?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let callback else { refuse("PrefsAddObserver: NULL callback"); return nil }
-    let app = applicationName(applicationID)
     let ctx = Context(pointer: context)
     do throws(PrefsError) {
-        let token = try PreferencesStore.shared.addObserver(application: app, key: key.map { String(cString: $0) }) { a, k in
+        let app = try applicationName(applicationID)
+        let k = try key.map { (p) throws(PrefsError) in try utf8String(p, "the key") }
+        let token = try PreferencesStore.shared.addObserver(application: app, key: k) { a, k in
             a.withCString { ap in k.withCString { kp in callback(ap, kp, ctx.pointer) } }
         }
         succeeded()
