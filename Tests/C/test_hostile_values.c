@@ -228,6 +228,16 @@ static void run_global_preferences_id(void)
         CHECK(bytes != NULL && strstr(bytes, "<key>G</key>") != NULL);
         free(bytes);
     }
+    /* Registered for the global domain is registered for every app. */
+    {
+        const char *key = "R";
+        PrefsDictionaryRef d = PrefsDictionaryCreate(&key, (const PrefsPropertyListRef *)&s, 1);
+        PrefsRegisterDefaults(d, ".GlobalPreferences");
+        v = PrefsCopyAppValue("R", APP);
+        CHECK(v != NULL && PrefsEqual(v, s));
+        PrefsRelease(v);
+        PrefsRelease(d);
+    }
     PrefsRelease(s);
 }
 
