@@ -292,6 +292,15 @@ struct HostileResourceTests {
         #expect(grown < 8_000_000, "resident size grew by \(grown) bytes over 4,000 refusals")
     }
 
+    /// Bytes that look like UCS-4, an encoding libxml2 reports it cannot
+    /// read as soon as it sees the first four bytes: refused, not a crash
+    /// (found by fuzzing the reader).
+    @Test func unreadableEncodingIsRefused() {
+        for input: [UInt8] in [[0, 0, 0x3C, 0, 0, 0, 0, 0, 0x72], [0, 0, 0, 0x3C], [0x3C, 0, 0, 0], [0, 0x3C, 0, 0]] {
+            if case .success = parseResult(input) { Issue.record("\(input) accepted") }
+        }
+    }
+
     /// One element carrying N distinct attributes cost N^2 / 2 comparisons
     /// inside libxml2 (seconds for 200,000); it is refused before that.
     @Test func manyAttributesAreRefusedQuickly() {

@@ -8,7 +8,7 @@ enum XMLReader {
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
         _ = initialized
-        guard bytes.count > 0, let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else {
+        guard bytes.count > 0 else {
             throw PrefsError(.malformed, "empty input at line 1: no property list")
         }
         guard bytes.count <= Int(Int32.max) else {
@@ -16,11 +16,11 @@ enum XMLReader {
         }
         let previousErrorHandler = prefs_xml_silence()
         defer { prefs_xml_restore(previousErrorHandler) }
-        // The first bytes tell libxml2 the encoding; the rest is pushed in
-        // chunks (see `push`).
-        let head = min(bytes.count, 4)
+        // No bytes yet: libxml2 reports what it finds in them (an encoding
+        // it cannot read, say) through the handlers, which need the state
+        // set below. Everything is pushed in chunks by `push`.
         var sax = handler
-        guard let ctxt = xmlCreatePushParserCtxt(&sax, nil, base, Int32(head), nil) else {
+        guard let ctxt = xmlCreatePushParserCtxt(&sax, nil, nil, 0, nil) else {
             throw PrefsError(.internal, "libxml2 could not create a parser")
         }
         defer {
@@ -39,7 +39,7 @@ enum XMLReader {
         ctxt.pointee._private = UnsafeMutableRawPointer(state)
         // No network, no DTD loading, no entity substitution, no huge input.
         _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
-        push(UnsafeRawBufferPointer(rebasing: bytes[head...]), to: ctxt, state)
+        push(bytes, to: ctxt, state)
 
         if let error = state.pointee.error { throw error }
         guard ctxt.pointee.wellFormed != 0 else {
