@@ -45,9 +45,10 @@ struct XMLWriter {
         "the XML property list would be larger than \(PropertyList.maxDocumentSize) bytes, the most the library writes"))
 
     /// Refuses to go on once the document would exceed
-    /// ``PropertyList/maxDocumentSize`` with `coming` more bytes.
-    private func ensureRoom(_ coming: Int) throws(Failure) {
-        guard coming <= PropertyList.maxDocumentSize - out.count else { throw Self.tooLarge }
+    /// ``PropertyList/maxDocumentSize`` with `coming` more bytes (any
+    /// count, even `Int.max`) after `small` ones.
+    private func ensureRoom(_ coming: Int, after small: Int = 0) throws(Failure) {
+        guard coming <= PropertyList.maxDocumentSize - out.count - small else { throw Self.tooLarge }
     }
 
     /// Refuses text the reader would refuse (``PropertyList/maxTextLength``).
@@ -67,7 +68,7 @@ struct XMLWriter {
     }
 
     private mutating func append(_ value: PropertyList, indent: Int) throws(Failure) {
-        try ensureRoom(indent + value.minimumXMLSize)
+        try ensureRoom(value.minimumXMLSize, after: indent)
         tabs(indent)
         switch value.value {
         case .string(let s):
