@@ -126,3 +126,26 @@ test-c-asan: deps
 	$(MAKE) install PREFIX=$(STAGE_ASAN) SWIFTFLAGS="$(ASAN_SWIFTFLAGS)"
 	bin=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")"); \
 	SANITIZE=1 CLANG=$$bin/clang CLANGXX=$$bin/clang++ bash Tests/C/run.sh $(STAGE_ASAN)
+
+# ---- Fuzzing (FUZZING.md) ------------------------------------------------
+# Fuzz targets for the readers, the round trip, the C face's parsing, the
+# typed-getter coercions, the argument domain and the prefs value grammar,
+# built with swiftc into .build/fuzz/ (Fuzz/fuzz.sh).
+#   make fuzz-replay   every committed corpus file through its target once,
+#                      with AddressSanitizer and LeakSanitizer (part of check)
+#   make fuzz          libFuzzer on each target for FUZZ_SECONDS (default 60;
+#                      FUZZ_RUNS caps executions, FUZZ_TARGETS picks targets),
+#                      new inputs merged into Fuzz/corpus/
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+.PHONY: fuzz fuzz-replay
+check: fuzz-replay
+
+fuzz-replay: deps
+	bash Fuzz/fuzz.sh build replay
+	bash Fuzz/fuzz.sh replay
+
+fuzz: deps
+	bash Fuzz/fuzz.sh build fuzz
+	bash Fuzz/fuzz.sh fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -59,6 +59,48 @@ func mallocCString(_ s: String) -> UnsafeMutablePointer<CChar>? {
     }
 }
 
+// MARK: C arguments
+
+/// The bytes of a NUL-terminated C string argument (without the NUL),
+/// checked to be UTF-8. The one way C strings enter the library: keys,
+/// application IDs, user and host names, domain names, paths and arguments
+/// all pass here, so that invalid bytes are refused
+/// (`kPrefsErrorInvalidArgument`) and never replaced by U+FFFD, which
+/// would let two different byte strings name one key or one domain.
+func utf8Bytes(_ p: UnsafePointer<CChar>, _ what: @autoclosure () -> String) throws(PrefsError) -> UnsafeRawBufferPointer {
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+    // Most arguments are ASCII: checked without building a string.
+    guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
+        throw PrefsError(.invalidArgument, "\(what()) is not valid UTF-8")
+    }
+    return UnsafeRawBufferPointer(bytes)
+}
+
+/// A C string argument as a string, checked as ``utf8Bytes(_:_:)`` checks it.
+func utf8String(_ p: UnsafePointer<CChar>, _ what: @autoclosure () -> String) throws(PrefsError) -> String {
+    String(decoding: try utf8Bytes(p, what()), as: UTF8.self)
+}
+
+/// ``utf8String(_:_:)`` for functions that report through
+/// PrefsCopyLastError: records the refusal and returns nil.
+func utf8Argument(_ p: UnsafePointer<CChar>, _ what: @autoclosure () -> String) -> String? {
+    do throws(PrefsError) {
+        return try utf8String(p, what())
+    } catch {
+        failed(error)
+        return nil
+    }
+}
+
+/// A `size_t` count or length that fits in `Int`; past `Int.max` it cannot
+/// describe real memory, and is refused (recorded) rather than wrapped to a
+/// negative number.
+func validCount(_ n: Int, _ what: @autoclosure () -> String) -> Bool {
+    if n >= 0 { return true }
+    refuse("\(what()): \(UInt(bitPattern: n)) is not a possible size")
+    return false
+}
+
 // MARK: The per-thread last error
 
 private let lastErrorKey: pthread_key_t = {

@@ -20,10 +20,11 @@ public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: Unsaf
     let gate = FirstUseGate()
     defer { gate.leave() }
     guard let callback else { refuse("PrefsAddObserver: NULL callback"); return nil }
-    let app = applicationName(applicationID)
     let ctx = Context(pointer: context)
     do throws(PrefsError) {
-        let token = try PreferencesStore.shared.addObserver(application: app, key: key.map { String(cString: $0) }) { a, k in
+        let app = try applicationName(applicationID)
+        let k = try key.map { (p) throws(PrefsError) in try utf8String(p, "the key") }
+        let token = try PreferencesStore.shared.addObserver(application: app, key: k) { a, k in
             a.withCString { ap in k.withCString { kp in callback(ap, kp, ctx.pointer) } }
         }
         // Added, but other programs' changes may go unnoticed: say so.

@@ -7,11 +7,11 @@ import PrefsCore
 private var store: PreferencesStore { PreferencesStore.shared }
 
 /// The application ID a C argument stands for: the constants resolved, the
-/// rest taken as written (the core validates it).
-func applicationName(_ id: UnsafePointer<CChar>) -> String {
+/// rest taken as written (the core validates it); not UTF-8 is refused.
+func applicationName(_ id: UnsafePointer<CChar>) throws(PrefsError) -> String {
     if strcmp(id, kPrefsCurrentApplication) == 0 { return ApplicationID.current }
     if strcmp(id, kPrefsAnyApplication) == 0 { return globalDomainName }
-    return String(cString: id)
+    return try utf8String(id, "the application ID")
 }
 
 /// A read handle for the application a C argument names; records the
@@ -73,22 +73,23 @@ private final class LastApplication {
 
 private func domainID(_ app: UnsafePointer<CChar>, _ user: UnsafePointer<CChar>, _ host: UnsafePointer<CChar>) -> DomainID? {
     guard let a = application(app) else { return nil }
+    guard let userName = utf8Argument(user, "the user name"), let hostName = utf8Argument(host, "the host name") else { return nil }
     let u: DomainUser
-    if strcmp(user, kPrefsCurrentUser) == 0 || String(cString: user) == store.locations.userName {
+    if strcmp(user, kPrefsCurrentUser) == 0 || userName == store.locations.userName {
         u = .current
     } else if strcmp(user, kPrefsAnyUser) == 0 {
         u = .any
     } else {
-        refuse("user \"\(String(cString: user))\" is neither kPrefsCurrentUser, kPrefsAnyUser nor the current user")
+        refuse("user \"\(userName)\" is neither kPrefsCurrentUser, kPrefsAnyUser nor the current user")
         return nil
     }
     let h: DomainHost
-    if strcmp(host, kPrefsCurrentHost) == 0 || String(cString: host) == store.locations.hostID {
+    if strcmp(host, kPrefsCurrentHost) == 0 || hostName == store.locations.hostID {
         h = .current
     } else if strcmp(host, kPrefsAnyHost) == 0 {
         h = .any
     } else {
-        refuse("host \"\(String(cString: host))\" is neither kPrefsCurrentHost, kPrefsAnyHost nor this machine's id")
+        refuse("host \"\(hostName)\" is neither kPrefsCurrentHost, kPrefsAnyHost nor this machine's id")
         return nil
     }
     return DomainID(application: a, user: u, host: h)
@@ -149,8 +150,10 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
     let gate = FirstUseGate()
     defer { gate.leave() }
     guard let handle = applicationHandle(applicationID) else { return nil }
+    let k: UnsafeRawBufferPointer
+    do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { failed(error); return nil }
     var problem: PrefsError? = nil
-    let value = store.value(forKey: UnsafeRawBufferPointer(start: key, count: strlen(key)), in: handle, problem: &problem)
+    let value = store.value(forKey: k, in: handle, problem: &problem)
     if let problem { failed(problem) } else { succeeded() }
     return value.map { UnsafeRawPointer(retained($0)) }
 }
@@ -159,8 +162,8 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
     let gate = FirstUseGate()
     defer { gate.leave() }
-    guard let app = application(applicationID) else { return }
-    setValues([(String(cString: key), value)], DomainID(application: app, user: .current, host: .any))
+    guard let app = application(applicationID), let k = utf8Argument(key, "the key") else { return }
+    setValues([(k, value)], DomainID(application: app, user: .current, host: .any))
 }
 
 private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID) {
@@ -228,7 +231,7 @@ public func PrefsAppValueIsForced(_ key: UnsafePointer<CChar>, _ applicationID: 
     let gate = FirstUseGate()
     defer { gate.leave() }
     guard let app = application(applicationID) else { return false }
-    return recording(false) { () throws(PrefsError) in try store.isForced(String(cString: key), application: app) }
+    return recording(false) { () throws(PrefsError) in try store.isForced(utf8String(key, "the key"), application: app) }
 }
 
 @c @implementation
@@ -245,8 +248,7 @@ public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> Opa
 public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> UnsafeRawPointer? {
     let gate = FirstUseGate()
     defer { gate.leave() }
-    guard let id = domainID(applicationID, userName, hostName) else { return nil }
-    let k = String(cString: key)
+    guard let id = domainID(applicationID, userName, hostName), let k = utf8Argument(key, "the key") else { return nil }
     return recording(nil) { () throws(PrefsError) in
         try store.values(in: id, keys: [k])[PropertyList.Key(k)].map { UnsafeRawPointer(retained($0)) }
     }
@@ -256,8 +258,8 @@ public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafeP
 public func PrefsSetValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
     let gate = FirstUseGate()
     defer { gate.leave() }
-    guard let id = domainID(applicationID, userName, hostName) else { return }
-    setValues([(String(cString: key), value)], id)
+    guard let id = domainID(applicationID, userName, hostName), let k = utf8Argument(key, "the key") else { return }
+    setValues([(k, value)], id)
 }
 
 @c @implementation
@@ -334,7 +336,7 @@ public func PrefsRegisterDefaultsFromFile(_ path: UnsafePointer<CChar>, _ applic
         return false
     }
     do throws(PrefsError) {
-        try store.register(SettingsSchema.defaults(fromFile: String(cString: path)), application: app)
+        try store.register(SettingsSchema.defaults(fromFile: utf8String(path, "the path")), application: app)
         succeeded()
         return true
     } catch {
@@ -349,7 +351,11 @@ public func PrefsSetArguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer
     defer { gate.leave() }
     var args = [String]()
     if let argv {
-        for i in 0..<Int(max(argc, 0)) { args.append(argv[i].map { String(cString: $0) } ?? "") }
+        for i in 0..<Int(max(argc, 0)) {
+            guard let p = argv[i] else { args.append(""); continue }
+            guard let arg = utf8Argument(p, "argument \(i)") else { return }
+            args.append(arg)
+        }
     }
     store.setArguments(args)
     succeeded()
@@ -364,7 +370,8 @@ public func PrefsSetVolatileDomain(_ domainName: UnsafePointer<CChar>, _ values:
         guard let v = plist(values)?.dictionaryValue else { refuse("PrefsSetVolatileDomain: not a dictionary"); return }
         d = v
     }
-    store.setVolatileDomain(String(cString: domainName), d)
+    guard let name = utf8Argument(domainName, "the domain name") else { return }
+    store.setVolatileDomain(name, d)
     succeeded()
 }
 
@@ -372,6 +379,7 @@ public func PrefsSetVolatileDomain(_ domainName: UnsafePointer<CChar>, _ values:
 public func PrefsRemoveVolatileDomain(_ domainName: UnsafePointer<CChar>) {
     let gate = FirstUseGate()
     defer { gate.leave() }
-    store.setVolatileDomain(String(cString: domainName), nil)
+    guard let name = utf8Argument(domainName, "the domain name") else { return }
+    store.setVolatileDomain(name, nil)
     succeeded()
 }

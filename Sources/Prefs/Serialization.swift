@@ -5,6 +5,9 @@ import PrefsCore
 
 @c @implementation
 public func PrefsPropertyListCreateWithData(_ bytes: UnsafeRawPointer?, _ length: Int, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> UnsafeRawPointer? {
+    guard length >= 0 else {
+        return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateWithData: \(UInt(bitPattern: length)) is not a possible length"), outError)
+    }
     guard length == 0 || bytes != nil else {
         return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateWithData: NULL bytes with a length of \(length)"), outError)
     }

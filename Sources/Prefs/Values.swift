@@ -50,7 +50,13 @@ public func PrefsEqual(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer?) -> Bool {
 @c @implementation
 public func PrefsCopyDescription(_ object: UnsafeRawPointer) -> UnsafeMutablePointer<CChar>? {
     succeeded()
-    if let v = plist(object) { return mallocCString(OldStylePlist.format(v)) }
+    if let v = plist(object) {
+        guard let text = OldStylePlist.format(v, maxBytes: PropertyList.maxDocumentSize) else {
+            failed(PrefsError(.unrepresentable, "PrefsCopyDescription: the text would be larger than \(PropertyList.maxDocumentSize) bytes"))
+            return nil
+        }
+        return mallocCString(text)
+    }
     if let e = anyObject(object) as? ErrorObject { return mallocCString(e.error.message) }
     return nil
 }
@@ -64,6 +70,7 @@ public func PrefsStringCreate(_ utf8: UnsafePointer<CChar>) -> OpaquePointer? {
 
 @c @implementation
 public func PrefsStringCreateWithBytes(_ bytes: UnsafePointer<CChar>?, _ length: Int) -> OpaquePointer? {
+    guard validCount(length, "PrefsStringCreateWithBytes: length") else { return nil }
     if length == 0 { succeeded(); return retained(.string("")) }
     guard let bytes else { refuse("PrefsStringCreateWithBytes: NULL bytes with a length of \(length)"); return nil }
     let buffer = UnsafeRawBufferPointer(start: bytes, count: length).bindMemory(to: UInt8.self)
@@ -184,6 +191,7 @@ public func PrefsDateGetUnixTime(_ date: OpaquePointer) -> Double {
 
 @c @implementation
 public func PrefsDataCreate(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+    guard validCount(length, "PrefsDataCreate: length") else { return nil }
     if length == 0 { succeeded(); return retained(.data([])) }
     guard let bytes else {
         refuse("PrefsDataCreate: NULL bytes with a length of \(length)")
@@ -217,6 +225,7 @@ public func PrefsDataGetLength(_ data: OpaquePointer) -> Int {
 
 @c @implementation
 public func PrefsArrayCreate(_ values: UnsafePointer<UnsafeRawPointer?>?, _ count: Int) -> OpaquePointer? {
+    guard validCount(count, "PrefsArrayCreate: count") else { return nil }
     guard count == 0 || values != nil else { refuse("PrefsArrayCreate: NULL values with a count of \(count)"); return nil }
     var items = [PropertyList]()
     items.reserveCapacity(count)
@@ -228,10 +237,18 @@ public func PrefsArrayCreate(_ values: UnsafePointer<UnsafeRawPointer?>?, _ coun
 }
 
 /// Refuses containers deeper than the XML format holds, so that every value
-/// can be written and no value is deep enough to exhaust the stack.
+/// can be written and no value is deep enough to exhaust the stack; and
+/// containers whose XML could not fit in a document of the largest size the
+/// library writes, so that no value (say 30 levels of an array holding the
+/// level below twice) stands for gigabytes when written, printed or
+/// compared.
 private func checkedContainer(_ v: PropertyList, _ name: String) -> OpaquePointer? {
     guard v.depth < PropertyList.maxNesting else {
         failed(PrefsError(.tooDeep, "\(name): nesting deeper than \(PropertyList.maxNesting) levels"))
+        return nil
+    }
+    guard v.minimumXMLSize <= PropertyList.maxDocumentSize else {
+        failed(PrefsError(.unrepresentable, "\(name): the value would be larger than \(PropertyList.maxDocumentSize) bytes as XML (shared elements count each time they occur)"))
         return nil
     }
     succeeded()
@@ -260,16 +277,18 @@ public func PrefsArrayGetValueAtIndex(_ array: OpaquePointer, _ index: Int) -> U
 
 @c @implementation
 public func PrefsDictionaryCreate(_ keys: UnsafePointer<UnsafePointer<CChar>?>?, _ values: UnsafePointer<UnsafeRawPointer?>?, _ count: Int) -> OpaquePointer? {
+    guard validCount(count, "PrefsDictionaryCreate: count") else { return nil }
     guard count == 0 || (keys != nil && values != nil) else {
         refuse("PrefsDictionaryCreate: NULL keys or values with a count of \(count)")
         return nil
     }
     var entries = [PropertyList.Key: PropertyList](minimumCapacity: count)
     for i in 0..<count {
-        guard let k = keys![i], let key = String(validatingCString: k) else {
-            refuse("PrefsDictionaryCreate: key \(i) is NULL or not valid UTF-8")
+        guard let k = keys![i] else {
+            refuse("PrefsDictionaryCreate: key \(i) is NULL")
             return nil
         }
+        guard let key = utf8Argument(k, "PrefsDictionaryCreate: key \(i)") else { return nil }
         guard let v = plist(values![i]) else {
             refuse("PrefsDictionaryCreate: the value of \"\(key)\" is NULL or not a property list")
             return nil
@@ -289,8 +308,9 @@ public func PrefsDictionaryGetCount(_ dictionary: OpaquePointer) -> Int {
 @c @implementation
 public func PrefsDictionaryGetValue(_ dictionary: OpaquePointer, _ key: UnsafePointer<CChar>) -> UnsafeRawPointer? {
     guard let d = plist(dictionary)?.dictionaryValue else { refuse("PrefsDictionaryGetValue: not a dictionary"); return nil }
+    guard let k = utf8Argument(key, "PrefsDictionaryGetValue: the key") else { return nil }
     succeeded()
-    return d[PropertyList.Key(String(cString: key))].map(borrowed)
+    return d[PropertyList.Key(k)].map(borrowed)
 }
 
 @c @implementation

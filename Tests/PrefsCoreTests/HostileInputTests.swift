@@ -261,3 +261,67 @@ struct HostileInputTests {
         }
     }
 }
+
+/// Limits on what a document may cost: memory kept after a refusal, time
+/// spent on one element's attributes.
+@Suite("Hostile input: resources")
+struct HostileResourceTests {
+    /// The resident size of this process in bytes.
+    static func residentBytes() -> Int {
+        let fields = String(decoding: readFile("/proc/self/statm") ?? [], as: UTF8.self).split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+
+    /// A refused document that declares entities leaves nothing behind:
+    /// libxml2 builds a document for the declarations that the parser
+    /// context does not free. Measured in a process of its own, so that no
+    /// other test's memory counts.
+    @Test func refusedEntityDeclarationsLeakNothing() {
+        let r = runChildTest(named: "entityDeclarationRefusals", role: "entity-leak", environment: [:])
+        #expect(r.status == 0, "\(r.output)")
+    }
+
+    @Test(.enabled(if: isChildRole("entity-leak")))
+    func entityDeclarationRefusals() {
+        let doc = utf8("<?xml version=\"1.0\"?><!DOCTYPE plist [<!ENTITY a \"b\"><!ENTITY c \"d\">]><plist><true/></plist>")
+        for _ in 0..<200 { expectRefused(doc, .forbiddenMarkup) }
+        let before = Self.residentBytes()
+        for _ in 0..<4_000 { _ = parseResult(doc) }
+        let grown = Self.residentBytes() - before
+        // About 12 KB per refusal when the document leaks: 48 MB here.
+        #expect(grown < 8_000_000, "resident size grew by \(grown) bytes over 4,000 refusals")
+    }
+
+    /// Bytes that look like UCS-4, an encoding libxml2 reports it cannot
+    /// read as soon as it sees the first four bytes: refused, not a crash
+    /// (found by fuzzing the reader).
+    @Test func unreadableEncodingIsRefused() {
+        for input: [UInt8] in [[0, 0, 0x3C, 0, 0, 0, 0, 0, 0x72], [0, 0, 0, 0x3C], [0x3C, 0, 0, 0], [0, 0x3C, 0, 0]] {
+            if case .success = parseResult(input) { Issue.record("\(input) accepted") }
+        }
+    }
+
+    /// One element carrying N distinct attributes cost N^2 / 2 comparisons
+    /// inside libxml2 (seconds for 200,000); it is refused before that.
+    @Test func manyAttributesAreRefusedQuickly() {
+        for count in [9, 20_000, 200_000] {
+            var doc = utf8("<plist version=\"1.0\"><string")
+            for i in 0..<count { doc += utf8(" a\(i)=\"\"") }
+            doc += utf8(">x</string></plist>")
+            let time = secondsTaken { expectRefused(doc, .malformed) }
+            #expect(time < 0.5, "\(count) attributes: refusal took \(time) s")
+        }
+        // Namespace declarations count as attributes.
+        var ns = utf8("<plist")
+        for i in 0..<50_000 { ns += utf8(" xmlns:p\(i)=\"u\"") }
+        ns += utf8("><true/></plist>")
+        #expect(secondsTaken { expectRefused(ns, .malformed) } < 0.5)
+        // Values holding `=` and `>` are not attributes; eight are allowed.
+        var eight = "<plist version=\"1.0\""
+        for i in 0..<7 { eight += " a\(i)=\"x=y>z\"" }
+        #expect(expectParses(eight + "><true/></plist>")?.booleanValue == true)
+        // A long tag split across chunks is counted the same way.
+        let long = "<plist version=\"" + String(repeating: "v", count: 200_000) + "\"><true/></plist>"
+        #expect(expectParses(long)?.booleanValue == true)
+    }
+}

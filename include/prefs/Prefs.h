@@ -148,7 +148,8 @@ typedef enum PrefsErrorCode {
     /** Arrays and dictionaries nested deeper than PREFS_MAX_NESTING. */
     kPrefsErrorTooDeep = 4,
     /** A value that an XML property list cannot carry (see
-     *  PrefsPropertyListCreateXMLData). */
+     *  PrefsPropertyListCreateXMLData), or one too large for any document
+     *  the library writes (PREFS_MAX_DOCUMENT_SIZE). */
     kPrefsErrorUnrepresentable = 5,
     /** An application ID that is empty, longer than 249 bytes (its file
      *  name would not fit; for a current-host domain, with the host id),
@@ -174,6 +175,23 @@ typedef enum PrefsErrorCode {
  *  every value can be written and read back. */
 #define PREFS_MAX_NESTING 256
 
+/** The largest XML property list the library writes, in bytes (64 MiB):
+ *  PrefsPropertyListCreateXMLData and the domain files of synchronize.
+ *  Every value is counted as written, a shared sub-value each time it
+ *  occurs, so a value of a few bytes whose containers share elements level
+ *  after level stands for as many bytes as its copies would take.
+ *  PrefsArrayCreate and PrefsDictionaryCreate refuse to build a value that
+ *  could not fit (kPrefsErrorUnrepresentable), writing refuses what does
+ *  not fit, and PrefsCopyDescription refuses text longer than this. */
+#define PREFS_MAX_DOCUMENT_SIZE 67108864
+
+/** The most text one <string>, <key> or <data> element may hold, in bytes:
+ *  the reader refuses more (libxml2's limit for a text node), so the
+ *  writer refuses to write more, and a set refuses a value or key that
+ *  would need more (for data: its base64 text with line breaks and
+ *  indentation, as the domain file holds it). */
+#define PREFS_MAX_TEXT_LENGTH 10000000
+
 /* ------------------------------------------------------------------ */
 /* Any object                                                         */
 /* ------------------------------------------------------------------ */
@@ -196,7 +214,8 @@ PREFS_EXPORT bool PrefsEqual(PrefsTypeRef PREFS_NULLABLE a, PrefsTypeRef PREFS_N
 
 /** Human-readable text: the old-style (OpenStep) property-list form of a
  *  value, the description of an error. Returns a new NUL-terminated UTF-8
- *  string; free it with PrefsFree. */
+ *  string; free it with PrefsFree. NULL (kPrefsErrorUnrepresentable) when
+ *  the text would be longer than PREFS_MAX_DOCUMENT_SIZE bytes. */
 PREFS_EXPORT char *PREFS_NULLABLE PrefsCopyDescription(PrefsTypeRef object);
 
 /** Frees memory this library returned as `char *`. NULL does nothing. */
@@ -207,7 +226,7 @@ PREFS_EXPORT void PrefsFree(void *PREFS_NULLABLE memory);
 /* ------------------------------------------------------------------ */
 
 /** A string from NUL-terminated UTF-8. NULL when `utf8` is not valid
- *  UTF-8. */
+ *  UTF-8 (kPrefsErrorInvalidArgument). */
 PREFS_EXPORT PrefsStringRef PREFS_NULLABLE PrefsStringCreate(const char *utf8);
 
 /** A string from `length` bytes of UTF-8 (embedded NULs allowed). NULL when
@@ -283,7 +302,8 @@ PREFS_EXPORT size_t PrefsDataGetLength(PrefsDataRef data);
 /** An array of `count` values, each retained. `values` may be NULL when
  *  `count` is 0. NULL (and kPrefsErrorInvalidArgument) when an element is
  *  NULL or not a property list; NULL and kPrefsErrorTooDeep beyond
- *  PREFS_MAX_NESTING. */
+ *  PREFS_MAX_NESTING; NULL and kPrefsErrorUnrepresentable when its XML
+ *  could not fit in PREFS_MAX_DOCUMENT_SIZE bytes. */
 PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsArrayCreate(const PrefsPropertyListRef PREFS_NULLABLE *PREFS_NULLABLE values, size_t count);
 /** The number of elements. */
 PREFS_EXPORT size_t PrefsArrayGetCount(PrefsArrayRef array);
@@ -299,12 +319,14 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsArrayGetValueAtIndex(Prefs
  *  `values[i]` (retained). A later duplicate key wins. NULL (and
  *  kPrefsErrorInvalidArgument) when a key is NULL or not UTF-8, or a value
  *  is NULL or not a property list; NULL and kPrefsErrorTooDeep beyond
- *  PREFS_MAX_NESTING. */
+ *  PREFS_MAX_NESTING; NULL and kPrefsErrorUnrepresentable when its XML
+ *  could not fit in PREFS_MAX_DOCUMENT_SIZE bytes. */
 PREFS_EXPORT PrefsDictionaryRef PREFS_NULLABLE PrefsDictionaryCreate(const char *const PREFS_NULLABLE *PREFS_NULLABLE keys, const PrefsPropertyListRef PREFS_NULLABLE *PREFS_NULLABLE values, size_t count);
 /** The number of keys. */
 PREFS_EXPORT size_t PrefsDictionaryGetCount(PrefsDictionaryRef dictionary);
 /** The value for `key`, borrowed (valid while the dictionary lives); NULL
- *  when absent. Keys compare byte by byte. */
+ *  when absent, or when `key` is not UTF-8 (kPrefsErrorInvalidArgument).
+ *  Keys compare byte by byte. */
 PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsDictionaryGetValue(PrefsDictionaryRef dictionary, const char *key);
 /** A new array of the keys as strings, sorted by their UTF-8 bytes. */
 PREFS_EXPORT PrefsArrayRef PrefsDictionaryCopyKeys(PrefsDictionaryRef dictionary);
@@ -329,7 +351,9 @@ PREFS_EXPORT PrefsArrayRef PrefsDictionaryCopyKeys(PrefsDictionaryRef dictionary
  * -2^63 ... 2^64-1, never clamped; reals accept nan, inf, infinity with an
  * optional sign; dates are exactly YYYY-MM-DDTHH:MM:SSZ; base64 may hold
  * whitespace and must be correctly padded. A single text node larger than
- * 10,000,000 bytes is refused (libxml2's limit for a text node).
+ * PREFS_MAX_TEXT_LENGTH (10,000,000) bytes is refused (libxml2's limit for
+ * a text node), and so is an element carrying more than 8 attributes
+ * (namespace declarations included; a property list needs one, `version`).
  *
  * On failure returns NULL and, when `outError` is not NULL, stores there a
  * +1 error whose description names the problem and its line.
@@ -349,8 +373,11 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsPropertyListCreateWithData
  * Refused with kPrefsErrorUnrepresentable, never altered: a string or key
  * holding a character XML 1.0 cannot carry (U+0000-U+0008, U+000B, U+000C,
  * U+000E-U+001F, U+FFFE, U+FFFF), and a date outside the years 0001-9999
- * or not finite. Store such bytes as data instead. The description names
- * the path of the offending value.
+ * or not finite. Store such bytes as data instead. Refused the same way,
+ * so that everything written can be read: a string, key or data element
+ * whose text would exceed PREFS_MAX_TEXT_LENGTH, and a document that would
+ * exceed PREFS_MAX_DOCUMENT_SIZE. The description names the path of the
+ * offending value.
  */
 PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPropertyListRef propertyList, PrefsErrorRef PREFS_NULLABLE *PREFS_NULLABLE outError);
 
@@ -361,13 +388,19 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPro
 /*
  * Keys and application IDs are NUL-terminated UTF-8. These constants may
  * stand wherever an application, user or host name goes. They are compared
- * by content, so the literal strings work as well.
+ * by content, so the literal strings work as well. Every C string the
+ * library takes (keys, application IDs, user, host and domain names,
+ * paths, arguments) must be valid UTF-8: anything else is refused with
+ * kPrefsErrorInvalidArgument, never repaired, so two different byte
+ * strings can never name one key or one domain.
  *
  * An application ID that is empty, longer than 249 bytes (so that
  * "<id>.plist" fits in a 255-byte file name), contains '/', or is "." or
  * ".." is refused with kPrefsErrorInvalidApplicationID: nothing is read or
  * written. A current-host domain's file name holds the host id too
- * ("<id>.<host id>.plist"): a longer ID is refused there, at the call. "NSGlobalDomain" and kPrefsAnyApplication both name
+ * ("<id>.<host id>.plist"): a longer ID is refused there, at the call.
+ * "NSGlobalDomain", kPrefsAnyApplication and ".GlobalPreferences" (the
+ * global domain's file name, as macOS's `defaults` accepts it) all name
  * the global domain; kPrefsCurrentApplication is the process's own name
  * (the last path component of argv[0]), as Foundation's
  * UserDefaults.standard takes it on Linux.
@@ -448,8 +481,10 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsCopyAppValue(const char *k
 /** Sets `key` in the app's current-user, any-host domain (NULL value:
  *  removes it). This process sees it at once; see "Persistence" above.
  *  Refused, changing nothing (PrefsCopyLastError tells why): a key a
- *  managed value decides (kPrefsErrorForcedValue), a value XML cannot hold
- *  (kPrefsErrorUnrepresentable), a refused application ID. */
+ *  managed value decides (kPrefsErrorForcedValue), a key or value XML
+ *  cannot hold or that its domain file could not be read back with
+ *  (kPrefsErrorUnrepresentable: see PrefsPropertyListCreateXMLData), a key
+ *  that is not UTF-8, a refused application ID. */
 PREFS_EXPORT void PrefsSetAppValue(const char *key, PrefsPropertyListRef PREFS_NULLABLE value, const char *applicationID);
 
 /** Writes this process's pending changes of the app's domains and picks up
@@ -461,7 +496,7 @@ PREFS_EXPORT bool PrefsAppSynchronize(const char *applicationID);
 
 /** The value of `key` as a boolean: a boolean is itself; an integer is true
  *  when non-zero; a string YES/NO/true/false in any case, or a decimal
- *  integer, is valid. Anything else (or no value) returns false and sets
+ *  integer in -2^63 ... 2^64-1 (true when non-zero), is valid. Anything else (or no value) returns false and sets
  *  *keyExistsAndHasValidFormat (when not NULL) to false. */
 PREFS_EXPORT bool PrefsGetAppBooleanValue(const char *key, const char *applicationID, bool *PREFS_NULLABLE keyExistsAndHasValidFormat);
 
@@ -534,7 +569,8 @@ PREFS_EXPORT bool PrefsRegisterDefaultsFromFile(const char *path, const char *ap
  *  pair). A value that parses as a property list (XML or old-style text
  *  such as "(1, 2)" or "{a = b;}") is stored parsed; anything else as a
  *  string. Without this call the domain comes from /proc/self/cmdline at
- *  first use. */
+ *  first use. Refused whole, changing nothing (kPrefsErrorInvalidArgument),
+ *  when an argument is not UTF-8. */
 PREFS_EXPORT void PrefsSetArguments(int argc, const char *const PREFS_NULLABLE *PREFS_NULLABLE argv);
 
 /** Sets the in-memory domain `domainName` (NULL values: removes it). A

@@ -13,8 +13,16 @@ public enum OldStylePlist {
     /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`.
     public static func format(_ value: PropertyList) -> String {
         var out = ""
-        append(value, level: 0, to: &out)
+        _ = append(value, level: 0, to: &out, limit: .max)
         return out
+    }
+
+    /// The text form of `value` as ``format(_:)`` gives it, or `nil` when it
+    /// would be longer than `maxBytes` bytes of UTF-8 (a small value whose
+    /// containers share sub-values can stand for gigabytes of text).
+    public static func format(_ value: PropertyList, maxBytes: Int) -> String? {
+        var out = ""
+        return append(value, level: 0, to: &out, limit: maxBytes) ? out : nil
     }
 
     /// A value as `prefs read D K` prints it: strings raw, numbers bare,
@@ -28,7 +36,9 @@ public enum OldStylePlist {
         out.append(String(repeating: " ", count: 4 * level))
     }
 
-    private static func append(_ value: PropertyList, level: Int, to out: inout String) {
+    /// Appends the text of `value`; false, leaving `out` partial, once
+    /// `out` holds more than `limit` bytes.
+    private static func append(_ value: PropertyList, level: Int, to out: inout String, limit: Int) -> Bool {
         switch value.value {
         case .string(let s): out.append(quotedIfNeeded(s))
         case .integer(let i): out.append(String(i))
@@ -42,6 +52,7 @@ public enum OldStylePlist {
                 out.append("\"\(t)\"")
             }
         case .data(let bytes):
+            guard bytes.count <= (limit - out.utf8.count) / 2 else { return false }
             out.append("{length = \(bytes.count), bytes = 0x")
             out.append(hex(bytes))
             out.append("}")
@@ -49,7 +60,7 @@ public enum OldStylePlist {
             out.append("(\n")
             for (i, item) in items.enumerated() {
                 indent(level + 1, &out)
-                append(item, level: level + 1, to: &out)
+                guard append(item, level: level + 1, to: &out, limit: limit) else { return false }
                 out.append(i + 1 < items.count ? ",\n" : "\n")
             }
             indent(level, &out)
@@ -60,12 +71,13 @@ public enum OldStylePlist {
                 indent(level + 1, &out)
                 out.append(quotedIfNeeded(key.string))
                 out.append(" = ")
-                append(value, level: level + 1, to: &out)
+                guard append(value, level: level + 1, to: &out, limit: limit) else { return false }
                 out.append(";\n")
             }
             indent(level, &out)
             out.append("}")
         }
+        return out.utf8.count <= limit
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

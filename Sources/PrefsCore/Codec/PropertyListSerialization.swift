@@ -16,10 +16,21 @@ extension PropertyList {
 
     /// The value as an XML property list, byte for byte as Apple's tools
     /// write it. Throws `.unrepresentable` for strings holding characters
-    /// XML 1.0 cannot carry and for dates outside the years 0001-9999, and
-    /// `.tooDeep` past ``maxNesting``: nothing is silently altered.
+    /// XML 1.0 cannot carry, for dates outside the years 0001-9999, for a
+    /// string, key or data element holding more text than the reader takes
+    /// (``maxTextLength``) and for a document larger than
+    /// ``maxDocumentSize``; and `.tooDeep` past ``maxNesting``: nothing is
+    /// silently altered.
     public func xmlData() throws(PrefsError) -> [UInt8] {
         try XMLWriter.write(self)
+    }
+
+    /// Throws what writing `value` under `key` in a domain file would throw:
+    /// the checks of ``xmlData()`` with the key, and with the indentation
+    /// the file gives the value. A store refuses at set what it could never
+    /// write at synchronize.
+    public static func checkStorable(_ value: PropertyList, forKey key: String) throws(PrefsError) {
+        _ = try XMLWriter.write(PropertyList(.dictionary([Key(key): value])))
     }
 
     /// XML when the first significant bytes are a BOM, `<?`, `<!`, or a tag

@@ -8,24 +8,30 @@ enum XMLReader {
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
         _ = initialized
-        guard bytes.count > 0, let base = bytes.baseAddress else {
+        guard bytes.count > 0 else {
             throw PrefsError(.malformed, "empty input at line 1: no property list")
         }
         guard bytes.count <= Int(Int32.max) else {
             throw PrefsError(.malformed, "input of \(bytes.count) bytes is larger than the XML reader takes (2 GiB)")
         }
-        guard let ctxt = xmlCreateMemoryParserCtxt(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)) else {
+        let previousErrorHandler = prefs_xml_silence()
+        defer { prefs_xml_restore(previousErrorHandler) }
+        // No bytes yet: libxml2 reports what it finds in them (an encoding
+        // it cannot read, say) through the handlers, which need the state
+        // set below. Everything is pushed in chunks by `push`.
+        var sax = handler
+        guard let ctxt = xmlCreatePushParserCtxt(&sax, nil, nil, 0, nil) else {
             throw PrefsError(.internal, "libxml2 could not create a parser")
         }
         defer {
-            // libxml2 keeps declared entities in a document of its own, even
-            // for a SAX parse; freeing the context leaves that document behind.
-            if let doc = ctxt.pointee.myDoc { xmlFreeDoc(doc) }
+            // libxml2 builds a document of its own for entity declarations
+            // even in SAX mode, and the context does not free it.
+            if let doc = ctxt.pointee.myDoc {
+                xmlFreeDoc(doc)
+                ctxt.pointee.myDoc = nil
+            }
             xmlFreeParserCtxt(ctxt)
         }
-        let previousErrorHandler = prefs_xml_silence()
-        defer { prefs_xml_restore(previousErrorHandler) }
-        ctxt.pointee.sax.pointee = handler
 
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         state.initialize(to: State(ctxt: ctxt))
@@ -33,7 +39,7 @@ enum XMLReader {
         ctxt.pointee._private = UnsafeMutableRawPointer(state)
         // No network, no DTD loading, no entity substitution, no huge input.
         _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
-        _ = xmlParseDocument(ctxt)
+        push(bytes, to: ctxt, state)
 
         if let error = state.pointee.error { throw error }
         guard ctxt.pointee.wellFormed != 0 else {
@@ -45,10 +51,74 @@ enum XMLReader {
         return root
     }
 
-    /// The most text one element may hold (libxml2's own limit for a text
-    /// node without XML_PARSE_HUGE), enforced here because the text of one
-    /// element reaches us in pieces.
-    static let maxTextLength = 10_000_000
+    /// How many bytes libxml2 is given at a time.
+    static let chunkSize = 64 * 1024
+
+    /// Hands `bytes` to the parser chunk by chunk, then ends the document.
+    ///
+    /// libxml2 (before 2.11) checks the attributes of a start tag for
+    /// duplicates pairwise, so a tag with n attributes costs n^2 / 2
+    /// comparisons: 100,000 attributes take seconds. The push parser only
+    /// parses a start tag once its `>` has arrived; while it waits, the
+    /// attributes of the tag received so far are counted here, so a tag
+    /// carrying more than ``maxAttributes`` is refused before libxml2 ever
+    /// parses it, whatever its length and encoding (libxml2's buffer holds
+    /// UTF-8). A tag that arrives whole within one chunk holds at most
+    /// about `chunkSize / 5` attributes, a bounded cost, and is refused
+    /// when its element starts.
+    private static func push(_ bytes: UnsafeRawBufferPointer, to ctxt: xmlParserCtxtPtr, _ state: UnsafeMutablePointer<State>) {
+        var offset = 0
+        var tag = PendingTag()
+        while offset < bytes.count && state.pointee.error == nil && ctxt.pointee.instate != XML_PARSER_EOF {
+            let n = min(chunkSize, bytes.count - offset)
+            _ = xmlParseChunk(ctxt, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(n), 0)
+            offset += n
+            if ctxt.pointee.instate == XML_PARSER_START_TAG, state.pointee.error == nil,
+               tag.count(in: ctxt) > maxAttributes {
+                state.pointee.fail(.malformed, "an element carries more than \(maxAttributes) attributes")
+            }
+        }
+        if state.pointee.error == nil && ctxt.pointee.instate != XML_PARSER_EOF {
+            _ = xmlParseChunk(ctxt, nil, 0, 1)
+        }
+    }
+
+    /// The most attributes (namespace declarations included) one element
+    /// may carry. A property list needs one: `<plist version="1.0">`.
+    static let maxAttributes = 8
+
+    /// The attributes of the start tag the push parser is waiting on,
+    /// counted incrementally over its buffered (UTF-8) input: each `=`
+    /// outside a quoted value is one attribute.
+    struct PendingTag {
+        /// Where the tag starts, as an offset in the whole decoded input.
+        var start = -1
+        /// How many bytes of it have been counted.
+        var scanned = 0
+        var quote: UInt8 = 0
+        var attributes = 0
+
+        mutating func count(in ctxt: xmlParserCtxtPtr) -> Int {
+            guard let input = ctxt.pointee.input, let cur = input.pointee.cur, let end = input.pointee.end,
+                  let base = input.pointee.base else { return 0 }
+            let here = Int(input.pointee.consumed) + (cur - base)
+            if here != start { self = PendingTag(start: here) }
+            let available = end - cur
+            while scanned < available {
+                let c = cur[scanned]
+                scanned += 1
+                if quote != 0 {
+                    if c == quote { quote = 0 }
+                } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                    quote = c
+                } else if c == UInt8(ascii: "=") {
+                    attributes += 1
+                    if attributes > XMLReader.maxAttributes { break }
+                }
+            }
+            return attributes
+        }
+    }
 
     /// The element names a property list may hold.
     enum Element: UInt8 {
@@ -217,8 +287,10 @@ enum XMLReader {
 
         mutating func characters(_ p: UnsafePointer<UInt8>, _ n: Int) {
             if let current = open.last, current.holdsText {
-                guard text.count + n <= XMLReader.maxTextLength else {
-                    fail(.malformed, "<\(current)> holds more than \(XMLReader.maxTextLength) bytes of text")
+                // Enforced here because the text of one element reaches us
+                // in pieces.
+                guard text.count + n <= PropertyList.maxTextLength else {
+                    fail(.malformed, "<\(current)> holds more than \(PropertyList.maxTextLength) bytes of text")
                     return
                 }
                 text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
@@ -241,11 +313,15 @@ enum XMLReader {
     nonisolated(unsafe) static let handler: xmlSAXHandler = {
         var h = xmlSAXHandler()
         h.initialized = XML_SAX2_MAGIC
-        h.startElementNs = { ctx, localname, _, _, _, _, _, _, _ in
+        h.startElementNs = { ctx, localname, _, _, namespaces, _, attributes, _, _ in
             let s = XMLReader.state(ctx)
             guard s.pointee.error == nil, let localname else { return }
             guard let name = Element(localname) else {
                 s.pointee.fail(.malformed, "unknown element <\(String(cString: localname))>")
+                return
+            }
+            guard Int(namespaces) + Int(attributes) <= XMLReader.maxAttributes else {
+                s.pointee.fail(.malformed, "an element carries more than \(XMLReader.maxAttributes) attributes")
                 return
             }
             s.pointee.start(name)

@@ -16,6 +16,9 @@ struct XMLWriter {
         guard value.depth < PropertyList.maxNesting else {
             throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
         }
+        guard value.minimumXMLSize <= PropertyList.maxDocumentSize - header.count - footer.count else {
+            throw tooLarge.base
+        }
         var w = XMLWriter()
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
@@ -25,6 +28,7 @@ struct XMLWriter {
             let path = error.path.reversed().joined()
             throw PrefsError(error.base.code, error.base.message + (path.isEmpty ? "" : " (at \(path))"))
         }
+        guard footer.count <= PropertyList.maxDocumentSize - w.out.count else { throw tooLarge.base }
         w.out.append(contentsOf: footer)
         return w.out
     }
@@ -36,6 +40,25 @@ struct XMLWriter {
         func at(_ component: String) -> Failure { var f = self; f.path.append(component); return f }
     }
 
+    /// The failure of a document that would exceed ``PropertyList/maxDocumentSize``.
+    static let tooLarge = Failure(base: PrefsError(.unrepresentable,
+        "the XML property list would be larger than \(PropertyList.maxDocumentSize) bytes, the most the library writes"))
+
+    /// Refuses to go on once the document would exceed
+    /// ``PropertyList/maxDocumentSize`` with `coming` more bytes (any
+    /// count, even `Int.max`) after `small` ones.
+    private func ensureRoom(_ coming: Int, after small: Int = 0) throws(Failure) {
+        guard coming <= PropertyList.maxDocumentSize - out.count - small else { throw Self.tooLarge }
+    }
+
+    /// Refuses text the reader would refuse (``PropertyList/maxTextLength``).
+    private static func checkTextLength(_ n: Int, _ what: String) throws(Failure) {
+        guard n <= PropertyList.maxTextLength else {
+            throw Failure(base: PrefsError(.unrepresentable,
+                "\(what) of \(n) bytes is longer than the \(PropertyList.maxTextLength) bytes of text an XML element may hold"))
+        }
+    }
+
     private mutating func tabs(_ n: Int) {
         for _ in 0..<n { out.append(0x09) }
     }
@@ -45,9 +68,11 @@ struct XMLWriter {
     }
 
     private mutating func append(_ value: PropertyList, indent: Int) throws(Failure) {
+        try ensureRoom(value.minimumXMLSize, after: indent)
         tabs(indent)
         switch value.value {
         case .string(let s):
+            try Self.checkTextLength(s.utf8.count, "a string")
             literal("<string>")
             try escaped(s, what: "string")
             literal("</string>\n")
@@ -69,9 +94,17 @@ struct XMLWriter {
             out.append(contentsOf: text.utf8)
             literal("</date>\n")
         case .data(let bytes):
-            literal("<data>\n")
+            // The reader counts every byte between the tags: base64, line
+            // breaks and indentation.
+            let base64 = (bytes.count + 2) / 3 * 4
+            try Self.checkTextLength(base64, "data written as base64")
+            try ensureRoom(base64)
+            literal("<data>")
+            let start = out.count
+            out.append(0x0A)
             Base64.appendWrapped(bytes, indent: indent, to: &out)
             tabs(indent)
+            try Self.checkTextLength(out.count - start, "data written as base64 with its line breaks")
             literal("</data>\n")
         case .array(let items):
             if items.isEmpty { literal("<array/>\n"); return }
@@ -87,9 +120,12 @@ struct XMLWriter {
             for (key, value) in entries.sortedByKey() {
                 tabs(indent + 1)
                 literal("<key>")
-                do throws(Failure) { try escaped(key.string, what: "key") } catch { throw error.at(".\(key.string)") }
+                do throws(Failure) {
+                    try Self.checkTextLength(key.string.utf8.count, "a key")
+                    try escaped(key.string, what: "key")
+                } catch { throw error.at(".\(key.string.prefix(100))") }
                 literal("</key>\n")
-                do throws(Failure) { try append(value, indent: indent + 1) } catch { throw error.at(".\(key.string)") }
+                do throws(Failure) { try append(value, indent: indent + 1) } catch { throw error.at(".\(key.string.prefix(100))") }
             }
             tabs(indent)
             literal("</dict>\n")

@@ -3,7 +3,8 @@
 public enum Coercion {
     /// A boolean is itself; an integer is true when non-zero (the full
     /// 64-bit value); a string `YES`/`NO`/`true`/`false` in any case, or a
-    /// decimal integer, is valid. Anything else: `nil`.
+    /// decimal integer in -2^63...2^64-1 (true when non-zero), is valid.
+    /// Anything else: `nil`.
     public static func boolean(_ v: PropertyList) -> Bool? {
         switch v.value {
         case .boolean(let b): return b
@@ -34,25 +35,17 @@ public enum Coercion {
         }
     }
 
-    /// Optional spaces, optional sign, decimal digits, optional spaces.
+    /// Optional spaces and tabs, optional sign, decimal digits, optional
+    /// spaces and tabs; `nil` outside -2^63...2^64-1 (the integers a
+    /// property list holds), however many digits the text has.
     static func decimalInteger(_ s: String) -> Int128? {
-        var u = Array(s.utf8)
-        while u.last == 0x20 || u.last == 0x09 { u.removeLast() }
-        var i = 0
-        while i < u.count && (u[i] == 0x20 || u[i] == 0x09) { i += 1 }
-        var negative = false
-        if i < u.count && (u[i] == UInt8(ascii: "-") || u[i] == UInt8(ascii: "+")) {
-            negative = u[i] == UInt8(ascii: "-")
-            i += 1
+        var s = s
+        return s.withUTF8 { u -> Int128? in
+            var lo = 0, hi = u.count
+            while lo < hi && (u[lo] == 0x20 || u[lo] == 0x09) { lo += 1 }
+            while hi > lo && (u[hi - 1] == 0x20 || u[hi - 1] == 0x09) { hi -= 1 }
+            return ScalarText.signedInteger(UnsafeBufferPointer(rebasing: u[lo..<hi]), hexadecimal: false)
         }
-        guard i < u.count, u.count - i <= 40 else { return nil }
-        var v: Int128 = 0
-        while i < u.count {
-            guard u[i] >= UInt8(ascii: "0") && u[i] <= UInt8(ascii: "9") else { return nil }
-            v = v * 10 + Int128(u[i] - UInt8(ascii: "0"))
-            i += 1
-        }
-        return negative ? -v : v
     }
 
     private static func asciiLowercased(_ s: String) -> String {

@@ -133,10 +133,12 @@ public final class PreferencesStore: @unchecked Sendable {
     // MARK: Application IDs
 
     /// The application ID `id` stands for: the global domain for
-    /// `NSGlobalDomain`, the current process for `nil`. Throws for IDs files
-    /// cannot hold.
+    /// `NSGlobalDomain` and for `.GlobalPreferences` (the global domain's
+    /// file name, which as an application's name would reach the same
+    /// files behind the global domain's back), the current process for
+    /// `nil`. Throws for IDs files cannot hold.
     public static func canonicalApplication(_ id: String) throws(PrefsError) -> String {
-        if id == globalDomainName { return globalDomainName }
+        if id == globalDomainName || id == globalDomainFileName { return globalDomainName }
         if let problem = ApplicationID.problem(id) { throw PrefsError(.invalidApplicationID, problem) }
         return id
     }
@@ -569,7 +571,7 @@ public final class PreferencesStore: @unchecked Sendable {
         for (key, value) in changes {
             guard let value else { continue }
             do throws(PrefsError) {
-                _ = try value.xmlData()
+                try PropertyList.checkStorable(value, forKey: key)
             } catch {
                 throw PrefsError(error.code, "cannot store \"\(key)\": \(error.message)")
             }

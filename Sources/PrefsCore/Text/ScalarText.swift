@@ -27,12 +27,19 @@ package enum ScalarText {
     /// (leading zeros stay decimal) or `0x`/`0X` and hex digits. Surrounding
     /// whitespace is allowed. `nil` for anything else or out of range.
     package static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
-        let t = trimmed(text)
+        signedInteger(trimmed(text), hexadecimal: true)
+    }
+
+    /// An integer in -2^63...2^64-1 spelled exactly as `t`: an optional
+    /// sign, then decimal digits, or (when `hexadecimal`) `0x`/`0X` and hex
+    /// digits. Every step is checked, so no number of digits can overflow;
+    /// `nil` for anything else or out of range.
+    static func signedInteger(_ t: UnsafeBufferPointer<UInt8>, hexadecimal: Bool) -> Int128? {
         let negative: Bool
         var i: Int
         (negative, i) = sign(t)
         var radix: UInt64 = 10
-        if i + 1 < t.count && t[i] == UInt8(ascii: "0") && (t[i + 1] | 0x20) == UInt8(ascii: "x") {
+        if hexadecimal && i + 1 < t.count && t[i] == UInt8(ascii: "0") && (t[i + 1] | 0x20) == UInt8(ascii: "x") {
             radix = 16
             i += 2
         }
@@ -65,7 +72,8 @@ package enum ScalarText {
         var magnitude = value.magnitude
         if value < 0 { out.append(UInt8(ascii: "-")) }
         if magnitude == 0 { out.append(UInt8(ascii: "0")); return }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // scratch, 24 bytes
+        // Scratch for the 39 digits of the largest Int128 magnitude.
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { buf in
             var n = buf.count
             while magnitude > 0 {

@@ -49,12 +49,31 @@ public final class PropertyList: Sendable {
     /// count).
     public static let maxNesting = 256
 
+    /// The largest XML property list the library writes: 64 MiB. A value
+    /// whose XML would be larger is refused as `.unrepresentable`, so that
+    /// no value (even a small one whose containers share sub-values, each
+    /// written out in full) can make a writer exhaust memory.
+    public static let maxDocumentSize = 64 * 1024 * 1024
+
+    /// The most text one `<string>`, `<key>` or `<data>` element may hold
+    /// (libxml2's limit for a text node without `XML_PARSE_HUGE`): the
+    /// reader refuses more, so the writer never writes more.
+    public static let maxTextLength = 10_000_000
+
     /// The content.
     public let value: Content
 
     /// How deep this value nests: 0 for a scalar or an empty container,
     /// 1 + the deepest child otherwise. Stored so that depth checks are O(1).
     public let depth: Int
+
+    /// A lower bound on the bytes of this value's XML: 8 for each value and
+    /// each dictionary key (the shortest element, `<true/>` and its line
+    /// break), plus the bytes of every string, key and data value, each
+    /// shared sub-value counted every time it occurs, saturating at
+    /// `Int.max`. Stored, so that a value too large for any document
+    /// (``maxDocumentSize``) is recognised in O(1), however it was built.
+    public let minimumXMLSize: Int
 
     /// A NUL-terminated copy of a string's UTF-8, made on first request from
     /// C and freed with the value (see ``stableCString()``).
@@ -67,14 +86,28 @@ public final class PropertyList: Sendable {
                          "property-list integers lie in -2^63...2^64-1")
         }
         self.value = value
+        var depth = 0
+        var size = 8
+        /// Adds without overflow: sums of shared sub-values grow exponentially.
+        func add(_ n: Int) { size = size > Int.max - n ? Int.max : size + n }
         switch value {
+        case .string(let s): add(s.utf8.count)
+        case .data(let d): add(d.count)
         case .array(let items):
-            self.depth = items.isEmpty ? 0 : 1 + items.reduce(0) { max($0, $1.depth) }
+            for item in items {
+                depth = max(depth, item.depth + 1)
+                add(item.minimumXMLSize)
+            }
         case .dictionary(let items):
-            self.depth = items.isEmpty ? 0 : 1 + items.values.reduce(0) { max($0, $1.depth) }
-        default:
-            self.depth = 0
+            for (key, item) in items {
+                depth = max(depth, item.depth + 1)
+                add(8 + key.string.utf8.count)
+                add(item.minimumXMLSize)
+            }
+        default: break
         }
+        self.depth = depth
+        self.minimumXMLSize = size
     }
 
     deinit {
