@@ -514,10 +514,9 @@ static int role_forker(char **argv)
     return CHECK_FINISH();
 }
 
-static volatile int busy_stop, busy_warm;
+static volatile int busy_stop;
 
-/* Writes, synchronizes and adds observers until busy_stop is set; sets
- * busy_warm once it has made each of those calls. */
+/* Writes, synchronizes and adds observers until busy_stop is set. */
 static void *busy_writer(void *arg)
 {
     const char *app = arg;
@@ -526,10 +525,8 @@ static void *busy_writer(void *arg)
         set_int("busy", ++i, app);
         if (i % 8 == 0)
             PrefsAppSynchronize(app);
-        if (i % 16 == 0) {
+        if (i % 16 == 0)
             PrefsRemoveObserver(PrefsAddObserver(app, "busy", on_change, &observed_j));
-            __atomic_store_n(&busy_warm, 1, __ATOMIC_SEQ_CST);
-        }
     }
     return NULL;
 }
@@ -544,12 +541,6 @@ static int role_fork_busy(char **argv)
     int i, hung = 0, failed = 0;
 
     CHECK(pthread_create(&thread, NULL, busy_writer, (void *)app) == 0);
-    /* The first fork waits until the writer has made each of its calls
-     * once: a fork during the process's first calls (one-time
-     * initialisation in progress) is another test's subject. */
-    for (i = 0; i < 10000 && !__atomic_load_n(&busy_warm, __ATOMIC_SEQ_CST); i++)
-        children_sleep_us(1000);
-    CHECKF(busy_warm, "the writing thread did not get going within 10 s");
     for (i = 0; i < 40; i++) {
         pid_t pid;
         int status;
