@@ -7,7 +7,7 @@
 static pthread_mutex_t init_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static prefs_fork_hook hook_prepare, hook_parent, hook_child;
 void *prefs_shared_store_pointer;
-int prefs_warm_flag;
+unsigned char prefs_warm_flags[PREFS_ENTRY_POINTS];
 
 void prefs_init_lock(void) { pthread_mutex_lock(&init_lock); }
 void prefs_init_unlock(void) { pthread_mutex_unlock(&init_lock); }

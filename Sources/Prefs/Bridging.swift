@@ -147,18 +147,84 @@ func copyLastError() -> OpaquePointer? {
 
 // MARK: First use and fork
 
-/// Until the process's first call into the store has returned, such calls
-/// run one at a time under the lock that `fork` waits for, so that no
-/// child is copied while another thread is half-way through the first-use
-/// set-up of the library and of the Swift runtime in it (type metadata,
-/// one-time initialisers), which the child would wait for forever. After
-/// that, a gate costs one load.
+/// Every exported function, each with its own first-use flag (see
+/// ``FirstUseGate``). A new C function gets a case here.
+enum EntryPoint: Int32, CaseIterable {
+    case PrefsRetain
+    case PrefsRelease
+    case PrefsFree
+    case PrefsGetType
+    case PrefsEqual
+    case PrefsCopyDescription
+    case PrefsStringCreate
+    case PrefsStringCreateWithBytes
+    case PrefsStringGetCString
+    case PrefsStringGetLength
+    case PrefsNumberCreateInt64
+    case PrefsNumberCreateUInt64
+    case PrefsNumberCreateDouble
+    case PrefsNumberGetInt64
+    case PrefsNumberGetUInt64
+    case PrefsNumberGetDouble
+    case PrefsBooleanCreate
+    case PrefsBooleanGetValue
+    case PrefsDateCreate
+    case PrefsDateGetUnixTime
+    case PrefsDataCreate
+    case PrefsDataGetBytePtr
+    case PrefsDataGetLength
+    case PrefsArrayCreate
+    case PrefsArrayGetCount
+    case PrefsArrayGetValueAtIndex
+    case PrefsDictionaryCreate
+    case PrefsDictionaryGetCount
+    case PrefsDictionaryGetValue
+    case PrefsDictionaryCopyKeys
+    case PrefsPropertyListCreateWithData
+    case PrefsPropertyListCreateXMLData
+    case PrefsCopyLastError
+    case PrefsErrorGetCode
+    case PrefsErrorCopyDescription
+    case PrefsGetVersionNumber
+    case PrefsCopyAppValue
+    case PrefsSetAppValue
+    case PrefsAppSynchronize
+    case PrefsGetAppBooleanValue
+    case PrefsGetAppIntegerValue
+    case PrefsAddSuitePreferencesToApp
+    case PrefsRemoveSuitePreferencesFromApp
+    case PrefsAppValueIsForced
+    case PrefsCopyAppDictionary
+    case PrefsCopyValue
+    case PrefsSetValue
+    case PrefsCopyMultiple
+    case PrefsSetMultiple
+    case PrefsSynchronize
+    case PrefsCopyKeyList
+    case PrefsCopyApplicationList
+    case PrefsRegisterDefaults
+    case PrefsRegisterDefaultsFromFile
+    case PrefsSetArguments
+    case PrefsSetVolatileDomain
+    case PrefsRemoveVolatileDomain
+    case PrefsAddObserver
+    case PrefsRemoveObserver
+}
+
+/// Until an entry point's first call has returned, its calls run one at a
+/// time under the lock that `fork` waits for, so that no child is copied
+/// while another thread is half-way through that call's first-use set-up
+/// in the library and in the Swift runtime inside it (type metadata,
+/// one-time initialisers), which the child would then wait for forever.
+/// After that, a gate costs one load.
 struct FirstUseGate {
+    private let entry: Int32
     private let held: Bool
 
     @inline(__always)
-    init() {
-        if prefs_warm() != 0 {
+    init(_ entry: EntryPoint) {
+        self.entry = entry.rawValue
+        if prefs_warm(self.entry) != 0 {
             held = false
         } else {
             prefs_init_lock()
@@ -170,7 +236,7 @@ struct FirstUseGate {
     @inline(__always)
     func leave() {
         guard held else { return }
-        prefs_set_warm()
+        prefs_set_warm(entry)
         prefs_init_unlock()
     }
 }

@@ -17,7 +17,7 @@ private struct Context: @unchecked Sendable {
 
 @c @implementation
 public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: UnsafePointer<CChar>?, _ callback: PrefsObserverCallback?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsAddObserver)
     defer { gate.leave() }
     guard let callback else { refuse("PrefsAddObserver: NULL callback"); return nil }
     let ctx = Context(pointer: context)
@@ -38,7 +38,7 @@ public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: Unsaf
 
 @c @implementation
 public func PrefsRemoveObserver(_ observer: OpaquePointer?) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsRemoveObserver)
     defer { gate.leave() }
     guard let observer else { return }
     let handle = Unmanaged<ObserverHandle>.fromOpaque(UnsafeRawPointer(observer)).takeRetainedValue()

@@ -147,7 +147,7 @@ private func synchronized(_ body: () throws(PrefsError) -> PrefsError?, problems
 
 @c @implementation
 public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> UnsafeRawPointer? {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsCopyAppValue)
     defer { gate.leave() }
     guard let handle = applicationHandle(applicationID) else { return nil }
     let k: UnsafeRawBufferPointer
@@ -160,7 +160,7 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
 
 @c @implementation
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsSetAppValue)
     defer { gate.leave() }
     guard let app = application(applicationID), let k = utf8Argument(key, "the key") else { return }
     setValues([(k, value)], DomainID(application: app, user: .current, host: .any))
@@ -181,7 +181,7 @@ private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID)
 
 @c @implementation
 public func PrefsAppSynchronize(_ applicationID: UnsafePointer<CChar>) -> Bool {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsAppSynchronize)
     defer { gate.leave() }
     guard let app = application(applicationID) else { return false }
     return synchronized({ () throws(PrefsError) in try store.synchronize(application: app) },
@@ -190,7 +190,7 @@ public func PrefsAppSynchronize(_ applicationID: UnsafePointer<CChar>) -> Bool {
 
 @c @implementation
 public func PrefsGetAppBooleanValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Bool {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsGetAppBooleanValue)
     defer { gate.leave() }
     let v = PrefsCopyAppValue(key, applicationID)
     defer { PrefsRelease(v) }
@@ -201,7 +201,7 @@ public func PrefsGetAppBooleanValue(_ key: UnsafePointer<CChar>, _ applicationID
 
 @c @implementation
 public func PrefsGetAppIntegerValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Int64 {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsGetAppIntegerValue)
     defer { gate.leave() }
     let v = PrefsCopyAppValue(key, applicationID)
     defer { PrefsRelease(v) }
@@ -212,7 +212,7 @@ public func PrefsGetAppIntegerValue(_ key: UnsafePointer<CChar>, _ applicationID
 
 @c @implementation
 public func PrefsAddSuitePreferencesToApp(_ applicationID: UnsafePointer<CChar>, _ suiteID: UnsafePointer<CChar>) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsAddSuitePreferencesToApp)
     defer { gate.leave() }
     guard let app = application(applicationID), let suite = application(suiteID) else { return }
     recording(()) { () throws(PrefsError) in try store.addSuite(suite, to: app) }
@@ -220,7 +220,7 @@ public func PrefsAddSuitePreferencesToApp(_ applicationID: UnsafePointer<CChar>,
 
 @c @implementation
 public func PrefsRemoveSuitePreferencesFromApp(_ applicationID: UnsafePointer<CChar>, _ suiteID: UnsafePointer<CChar>) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsRemoveSuitePreferencesFromApp)
     defer { gate.leave() }
     guard let app = application(applicationID), let suite = application(suiteID) else { return }
     recording(()) { () throws(PrefsError) in try store.removeSuite(suite, from: app) }
@@ -228,7 +228,7 @@ public func PrefsRemoveSuitePreferencesFromApp(_ applicationID: UnsafePointer<CC
 
 @c @implementation
 public func PrefsAppValueIsForced(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> Bool {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsAppValueIsForced)
     defer { gate.leave() }
     guard let app = application(applicationID) else { return false }
     return recording(false) { () throws(PrefsError) in try store.isForced(utf8String(key, "the key"), application: app) }
@@ -236,7 +236,7 @@ public func PrefsAppValueIsForced(_ key: UnsafePointer<CChar>, _ applicationID: 
 
 @c @implementation
 public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> OpaquePointer? {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsCopyAppDictionary)
     defer { gate.leave() }
     guard let app = application(applicationID) else { return nil }
     return recording(nil) { () throws(PrefsError) in dictionaryHandle(try store.dictionary(application: app)) }
@@ -246,7 +246,7 @@ public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> Opa
 
 @c @implementation
 public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> UnsafeRawPointer? {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsCopyValue)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName), let k = utf8Argument(key, "the key") else { return nil }
     return recording(nil) { () throws(PrefsError) in
@@ -256,7 +256,7 @@ public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafeP
 
 @c @implementation
 public func PrefsSetValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsSetValue)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName), let k = utf8Argument(key, "the key") else { return }
     setValues([(k, value)], id)
@@ -264,7 +264,7 @@ public func PrefsSetValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer
 
 @c @implementation
 public func PrefsCopyMultiple(_ keysToFetch: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsCopyMultiple)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return nil }
     guard let keys = stringArray(keysToFetch, "PrefsCopyMultiple") else { return nil }
@@ -275,7 +275,7 @@ public func PrefsCopyMultiple(_ keysToFetch: OpaquePointer?, _ applicationID: Un
 
 @c @implementation
 public func PrefsSetMultiple(_ keysToSet: OpaquePointer?, _ keysToRemove: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsSetMultiple)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return }
     var changes = [(String, PropertyList?)]()
@@ -290,7 +290,7 @@ public func PrefsSetMultiple(_ keysToSet: OpaquePointer?, _ keysToRemove: Opaque
 
 @c @implementation
 public func PrefsSynchronize(_ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> Bool {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsSynchronize)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return false }
     return synchronized({ () throws(PrefsError) in try store.synchronize(id) },
@@ -299,7 +299,7 @@ public func PrefsSynchronize(_ applicationID: UnsafePointer<CChar>, _ userName: 
 
 @c @implementation
 public func PrefsCopyKeyList(_ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsCopyKeyList)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return nil }
     return recording(nil) { () throws(PrefsError) in
@@ -309,7 +309,7 @@ public func PrefsCopyKeyList(_ applicationID: UnsafePointer<CChar>, _ userName: 
 
 @c @implementation
 public func PrefsCopyApplicationList(_ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsCopyApplicationList)
     defer { gate.leave() }
     guard let id = domainID(kPrefsAnyApplication, userName, hostName) else { return nil }
     succeeded()
@@ -320,7 +320,7 @@ public func PrefsCopyApplicationList(_ userName: UnsafePointer<CChar>, _ hostNam
 
 @c @implementation
 public func PrefsRegisterDefaults(_ defaults: OpaquePointer, _ applicationID: UnsafePointer<CChar>) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsRegisterDefaults)
     defer { gate.leave() }
     guard let app = application(applicationID) else { return }
     guard let d = plist(defaults)?.dictionaryValue else { refuse("PrefsRegisterDefaults: not a dictionary"); return }
@@ -329,7 +329,7 @@ public func PrefsRegisterDefaults(_ defaults: OpaquePointer, _ applicationID: Un
 
 @c @implementation
 public func PrefsRegisterDefaultsFromFile(_ path: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsRegisterDefaultsFromFile)
     defer { gate.leave() }
     guard let app = application(applicationID) else {
         if let e = copyLastError() { outError?.pointee = e }
@@ -347,7 +347,7 @@ public func PrefsRegisterDefaultsFromFile(_ path: UnsafePointer<CChar>, _ applic
 
 @c @implementation
 public func PrefsSetArguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsSetArguments)
     defer { gate.leave() }
     var args = [String]()
     if let argv {
@@ -363,7 +363,7 @@ public func PrefsSetArguments(_ argc: Int32, _ argv: UnsafePointer<UnsafePointer
 
 @c @implementation
 public func PrefsSetVolatileDomain(_ domainName: UnsafePointer<CChar>, _ values: OpaquePointer?) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsSetVolatileDomain)
     defer { gate.leave() }
     var d: PropertyListDictionary? = nil
     if let values {
@@ -377,7 +377,7 @@ public func PrefsSetVolatileDomain(_ domainName: UnsafePointer<CChar>, _ values:
 
 @c @implementation
 public func PrefsRemoveVolatileDomain(_ domainName: UnsafePointer<CChar>) {
-    let gate = FirstUseGate()
+    let gate = FirstUseGate(.PrefsRemoveVolatileDomain)
     defer { gate.leave() }
     guard let name = utf8Argument(domainName, "the domain name") else { return }
     store.setVolatileDomain(name, nil)

@@ -5,6 +5,8 @@ import PrefsCore
 
 @c @implementation
 public func PrefsPropertyListCreateWithData(_ bytes: UnsafeRawPointer?, _ length: Int, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> UnsafeRawPointer? {
+    let gate = FirstUseGate(.PrefsPropertyListCreateWithData)
+    defer { gate.leave() }
     guard length >= 0 else {
         return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateWithData: \(UInt(bitPattern: length)) is not a possible length"), outError)
     }
@@ -22,6 +24,8 @@ public func PrefsPropertyListCreateWithData(_ bytes: UnsafeRawPointer?, _ length
 
 @c @implementation
 public func PrefsPropertyListCreateXMLData(_ propertyList: UnsafeRawPointer, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsPropertyListCreateXMLData)
+    defer { gate.leave() }
     guard let v = plist(propertyList) else {
         return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateXMLData: not a property list"), outError)
     }
@@ -36,23 +40,31 @@ public func PrefsPropertyListCreateXMLData(_ propertyList: UnsafeRawPointer, _ o
 
 @c @implementation
 public func PrefsCopyLastError() -> OpaquePointer? {
-    copyLastError()
+    let gate = FirstUseGate(.PrefsCopyLastError)
+    defer { gate.leave() }
+    return copyLastError()
 }
 
 @c @implementation
 public func PrefsErrorGetCode(_ error: OpaquePointer) -> PrefsErrorCode {
+    let gate = FirstUseGate(.PrefsErrorGetCode)
+    defer { gate.leave() }
     guard let e = errorObject(error) else { return kPrefsErrorInvalidArgument }
     return PrefsErrorCode(rawValue: UInt32(e.error.code.rawValue))
 }
 
 @c @implementation
 public func PrefsErrorCopyDescription(_ error: OpaquePointer) -> UnsafeMutablePointer<CChar>? {
+    let gate = FirstUseGate(.PrefsErrorCopyDescription)
+    defer { gate.leave() }
     guard let e = errorObject(error) else { return mallocCString("not an error object") }
     return mallocCString(e.error.message)
 }
 
 @c @implementation
 public func PrefsGetVersionNumber() -> Int32 {
+    let gate = FirstUseGate(.PrefsGetVersionNumber)
+    defer { gate.leave() }
     succeeded()
     return PREFS_VERSION_NUMBER
 }

@@ -7,22 +7,30 @@ import PrefsCore
 
 @c @implementation
 public func PrefsRetain(_ object: UnsafeRawPointer?) -> UnsafeRawPointer? {
+    let gate = FirstUseGate(.PrefsRetain)
+    defer { gate.leave() }
     if let object { _ = Unmanaged<AnyObject>.fromOpaque(object).retain() }
     return object
 }
 
 @c @implementation
 public func PrefsRelease(_ object: UnsafeRawPointer?) {
+    let gate = FirstUseGate(.PrefsRelease)
+    defer { gate.leave() }
     if let object { Unmanaged<AnyObject>.fromOpaque(object).release() }
 }
 
 @c @implementation
 public func PrefsFree(_ memory: UnsafeMutableRawPointer?) {
+    let gate = FirstUseGate(.PrefsFree)
+    defer { gate.leave() }
     free(memory)
 }
 
 @c @implementation
 public func PrefsGetType(_ object: UnsafeRawPointer) -> PrefsType {
+    let gate = FirstUseGate(.PrefsGetType)
+    defer { gate.leave() }
     succeeded()
     guard let v = plist(object) else { return kPrefsTypeError }
     switch v.kind {
@@ -39,6 +47,8 @@ public func PrefsGetType(_ object: UnsafeRawPointer) -> PrefsType {
 
 @c @implementation
 public func PrefsEqual(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer?) -> Bool {
+    let gate = FirstUseGate(.PrefsEqual)
+    defer { gate.leave() }
     succeeded()
     if a == b { return true }
     guard let a, let b else { return false }
@@ -49,6 +59,8 @@ public func PrefsEqual(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer?) -> Bool {
 
 @c @implementation
 public func PrefsCopyDescription(_ object: UnsafeRawPointer) -> UnsafeMutablePointer<CChar>? {
+    let gate = FirstUseGate(.PrefsCopyDescription)
+    defer { gate.leave() }
     succeeded()
     if let v = plist(object) {
         guard let text = OldStylePlist.format(v, maxBytes: PropertyList.maxDocumentSize) else {
@@ -65,11 +77,15 @@ public func PrefsCopyDescription(_ object: UnsafeRawPointer) -> UnsafeMutablePoi
 
 @c @implementation
 public func PrefsStringCreate(_ utf8: UnsafePointer<CChar>) -> OpaquePointer? {
-    PrefsStringCreateWithBytes(utf8, strlen(utf8))
+    let gate = FirstUseGate(.PrefsStringCreate)
+    defer { gate.leave() }
+    return PrefsStringCreateWithBytes(utf8, strlen(utf8))
 }
 
 @c @implementation
 public func PrefsStringCreateWithBytes(_ bytes: UnsafePointer<CChar>?, _ length: Int) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsStringCreateWithBytes)
+    defer { gate.leave() }
     guard validCount(length, "PrefsStringCreateWithBytes: length") else { return nil }
     if length == 0 { succeeded(); return retained(.string("")) }
     guard let bytes else { refuse("PrefsStringCreateWithBytes: NULL bytes with a length of \(length)"); return nil }
@@ -86,6 +102,8 @@ private let emptyCString: StaticString = ""
 
 @c @implementation
 public func PrefsStringGetCString(_ string: OpaquePointer) -> UnsafePointer<CChar> {
+    let gate = FirstUseGate(.PrefsStringGetCString)
+    defer { gate.leave() }
     guard let p = plist(string)?.stableCString() else {
         refuse("PrefsStringGetCString: not a string")
         return UnsafeRawPointer(emptyCString.utf8Start).assumingMemoryBound(to: CChar.self)
@@ -96,6 +114,8 @@ public func PrefsStringGetCString(_ string: OpaquePointer) -> UnsafePointer<CCha
 
 @c @implementation
 public func PrefsStringGetLength(_ string: OpaquePointer) -> Int {
+    let gate = FirstUseGate(.PrefsStringGetLength)
+    defer { gate.leave() }
     guard let s = plist(string)?.stringValue else { refuse("PrefsStringGetLength: not a string"); return 0 }
     succeeded()
     return s.utf8.count
@@ -105,18 +125,24 @@ public func PrefsStringGetLength(_ string: OpaquePointer) -> Int {
 
 @c @implementation
 public func PrefsNumberCreateInt64(_ value: Int64) -> OpaquePointer {
+    let gate = FirstUseGate(.PrefsNumberCreateInt64)
+    defer { gate.leave() }
     succeeded()
     return retained(PropertyList(.integer(Int128(value))))
 }
 
 @c @implementation
 public func PrefsNumberCreateUInt64(_ value: UInt64) -> OpaquePointer {
+    let gate = FirstUseGate(.PrefsNumberCreateUInt64)
+    defer { gate.leave() }
     succeeded()
     return retained(PropertyList(.integer(Int128(value))))
 }
 
 @c @implementation
 public func PrefsNumberCreateDouble(_ value: Double) -> OpaquePointer {
+    let gate = FirstUseGate(.PrefsNumberCreateDouble)
+    defer { gate.leave() }
     succeeded()
     return retained(PropertyList(.real(value)))
 }
@@ -140,6 +166,8 @@ private func exactly<T>(_ number: OpaquePointer, _ name: String, _ fromInteger: 
 
 @c @implementation
 public func PrefsNumberGetInt64(_ number: OpaquePointer, _ out: UnsafeMutablePointer<Int64>) -> Bool {
+    let gate = FirstUseGate(.PrefsNumberGetInt64)
+    defer { gate.leave() }
     guard let v = exactly(number, "PrefsNumberGetInt64", { Int64(exactly: $0) }, { Int64(exactly: $0) }) else { return false }
     out.pointee = v
     return true
@@ -147,6 +175,8 @@ public func PrefsNumberGetInt64(_ number: OpaquePointer, _ out: UnsafeMutablePoi
 
 @c @implementation
 public func PrefsNumberGetUInt64(_ number: OpaquePointer, _ out: UnsafeMutablePointer<UInt64>) -> Bool {
+    let gate = FirstUseGate(.PrefsNumberGetUInt64)
+    defer { gate.leave() }
     guard let v = exactly(number, "PrefsNumberGetUInt64", { UInt64(exactly: $0) }, { UInt64(exactly: $0) }) else { return false }
     out.pointee = v
     return true
@@ -154,6 +184,8 @@ public func PrefsNumberGetUInt64(_ number: OpaquePointer, _ out: UnsafeMutablePo
 
 @c @implementation
 public func PrefsNumberGetDouble(_ number: OpaquePointer, _ out: UnsafeMutablePointer<Double>) -> Bool {
+    let gate = FirstUseGate(.PrefsNumberGetDouble)
+    defer { gate.leave() }
     guard let v = exactly(number, "PrefsNumberGetDouble", { Double(exactly: $0) }, { $0 }) else { return false }
     out.pointee = v
     return true
@@ -163,12 +195,16 @@ public func PrefsNumberGetDouble(_ number: OpaquePointer, _ out: UnsafeMutablePo
 
 @c @implementation
 public func PrefsBooleanCreate(_ value: Bool) -> OpaquePointer {
+    let gate = FirstUseGate(.PrefsBooleanCreate)
+    defer { gate.leave() }
     succeeded()
     return retained(.boolean(value))
 }
 
 @c @implementation
 public func PrefsBooleanGetValue(_ boolean: OpaquePointer) -> Bool {
+    let gate = FirstUseGate(.PrefsBooleanGetValue)
+    defer { gate.leave() }
     guard let b = plist(boolean)?.booleanValue else { refuse("PrefsBooleanGetValue: not a boolean"); return false }
     succeeded()
     return b
@@ -176,12 +212,16 @@ public func PrefsBooleanGetValue(_ boolean: OpaquePointer) -> Bool {
 
 @c @implementation
 public func PrefsDateCreate(_ unixTime: Double) -> OpaquePointer {
+    let gate = FirstUseGate(.PrefsDateCreate)
+    defer { gate.leave() }
     succeeded()
     return retained(.date(unixTime))
 }
 
 @c @implementation
 public func PrefsDateGetUnixTime(_ date: OpaquePointer) -> Double {
+    let gate = FirstUseGate(.PrefsDateGetUnixTime)
+    defer { gate.leave() }
     guard let t = plist(date)?.dateValue else { refuse("PrefsDateGetUnixTime: not a date"); return 0 }
     succeeded()
     return t
@@ -191,6 +231,8 @@ public func PrefsDateGetUnixTime(_ date: OpaquePointer) -> Double {
 
 @c @implementation
 public func PrefsDataCreate(_ bytes: UnsafeRawPointer?, _ length: Int) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsDataCreate)
+    defer { gate.leave() }
     guard validCount(length, "PrefsDataCreate: length") else { return nil }
     if length == 0 { succeeded(); return retained(.data([])) }
     guard let bytes else {
@@ -205,6 +247,8 @@ private nonisolated(unsafe) let emptyBytes = UnsafeMutablePointer<UInt8>.allocat
 
 @c @implementation
 public func PrefsDataGetBytePtr(_ data: OpaquePointer) -> UnsafePointer<UInt8> {
+    let gate = FirstUseGate(.PrefsDataGetBytePtr)
+    defer { gate.leave() }
     // The array lives inside the immutable value, so its storage does not move.
     guard let v = plist(data), case .data(let bytes) = v.value else {
         refuse("PrefsDataGetBytePtr: not data")
@@ -216,6 +260,8 @@ public func PrefsDataGetBytePtr(_ data: OpaquePointer) -> UnsafePointer<UInt8> {
 
 @c @implementation
 public func PrefsDataGetLength(_ data: OpaquePointer) -> Int {
+    let gate = FirstUseGate(.PrefsDataGetLength)
+    defer { gate.leave() }
     guard let bytes = plist(data)?.dataValue else { refuse("PrefsDataGetLength: not data"); return 0 }
     succeeded()
     return bytes.count
@@ -225,6 +271,8 @@ public func PrefsDataGetLength(_ data: OpaquePointer) -> Int {
 
 @c @implementation
 public func PrefsArrayCreate(_ values: UnsafePointer<UnsafeRawPointer?>?, _ count: Int) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsArrayCreate)
+    defer { gate.leave() }
     guard validCount(count, "PrefsArrayCreate: count") else { return nil }
     guard count == 0 || values != nil else { refuse("PrefsArrayCreate: NULL values with a count of \(count)"); return nil }
     var items = [PropertyList]()
@@ -257,6 +305,8 @@ private func checkedContainer(_ v: PropertyList, _ name: String) -> OpaquePointe
 
 @c @implementation
 public func PrefsArrayGetCount(_ array: OpaquePointer) -> Int {
+    let gate = FirstUseGate(.PrefsArrayGetCount)
+    defer { gate.leave() }
     guard let items = plist(array)?.arrayValue else { refuse("PrefsArrayGetCount: not an array"); return 0 }
     succeeded()
     return items.count
@@ -264,6 +314,8 @@ public func PrefsArrayGetCount(_ array: OpaquePointer) -> Int {
 
 @c @implementation
 public func PrefsArrayGetValueAtIndex(_ array: OpaquePointer, _ index: Int) -> UnsafeRawPointer? {
+    let gate = FirstUseGate(.PrefsArrayGetValueAtIndex)
+    defer { gate.leave() }
     guard let items = plist(array)?.arrayValue else { refuse("PrefsArrayGetValueAtIndex: not an array"); return nil }
     guard index >= 0 && index < items.count else {
         refuse("PrefsArrayGetValueAtIndex: index \(UInt(bitPattern: index)) out of range (count \(items.count))")
@@ -277,6 +329,8 @@ public func PrefsArrayGetValueAtIndex(_ array: OpaquePointer, _ index: Int) -> U
 
 @c @implementation
 public func PrefsDictionaryCreate(_ keys: UnsafePointer<UnsafePointer<CChar>?>?, _ values: UnsafePointer<UnsafeRawPointer?>?, _ count: Int) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsDictionaryCreate)
+    defer { gate.leave() }
     guard validCount(count, "PrefsDictionaryCreate: count") else { return nil }
     guard count == 0 || (keys != nil && values != nil) else {
         refuse("PrefsDictionaryCreate: NULL keys or values with a count of \(count)")
@@ -300,6 +354,8 @@ public func PrefsDictionaryCreate(_ keys: UnsafePointer<UnsafePointer<CChar>?>?,
 
 @c @implementation
 public func PrefsDictionaryGetCount(_ dictionary: OpaquePointer) -> Int {
+    let gate = FirstUseGate(.PrefsDictionaryGetCount)
+    defer { gate.leave() }
     guard let d = plist(dictionary)?.dictionaryValue else { refuse("PrefsDictionaryGetCount: not a dictionary"); return 0 }
     succeeded()
     return d.count
@@ -307,6 +363,8 @@ public func PrefsDictionaryGetCount(_ dictionary: OpaquePointer) -> Int {
 
 @c @implementation
 public func PrefsDictionaryGetValue(_ dictionary: OpaquePointer, _ key: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    let gate = FirstUseGate(.PrefsDictionaryGetValue)
+    defer { gate.leave() }
     guard let d = plist(dictionary)?.dictionaryValue else { refuse("PrefsDictionaryGetValue: not a dictionary"); return nil }
     guard let k = utf8Argument(key, "PrefsDictionaryGetValue: the key") else { return nil }
     succeeded()
@@ -315,6 +373,8 @@ public func PrefsDictionaryGetValue(_ dictionary: OpaquePointer, _ key: UnsafePo
 
 @c @implementation
 public func PrefsDictionaryCopyKeys(_ dictionary: OpaquePointer) -> OpaquePointer {
+    let gate = FirstUseGate(.PrefsDictionaryCopyKeys)
+    defer { gate.leave() }
     guard let d = plist(dictionary)?.dictionaryValue else {
         refuse("PrefsDictionaryCopyKeys: not a dictionary")
         return retained(.array([]))

@@ -39,13 +39,20 @@ static inline void prefs_set_shared_store(void *store) {
     __atomic_store_n(&prefs_shared_store_pointer, store, __ATOMIC_RELEASE);
 }
 
-/** Set once the process's first call into the store has returned. */
-extern int prefs_warm_flag;
+/** How many entry points prefs_warm() can tell apart. */
+#define PREFS_ENTRY_POINTS 128
 
-/** Whether the first call into the store has returned: one load. */
-static inline int prefs_warm(void) { return __atomic_load_n(&prefs_warm_flag, __ATOMIC_ACQUIRE); }
+/** Per entry point of the C face: set once its first call has returned. */
+extern unsigned char prefs_warm_flags[PREFS_ENTRY_POINTS];
 
-/** Records that the first call into the store has returned. */
-static inline void prefs_set_warm(void) { __atomic_store_n(&prefs_warm_flag, 1, __ATOMIC_RELEASE); }
+/** Whether entry point `entry`'s first call has returned: one load. */
+static inline int prefs_warm(int entry) {
+    return __atomic_load_n(&prefs_warm_flags[entry], __ATOMIC_ACQUIRE);
+}
+
+/** Records that entry point `entry`'s first call has returned. */
+static inline void prefs_set_warm(int entry) {
+    __atomic_store_n(&prefs_warm_flags[entry], 1, __ATOMIC_RELEASE);
+}
 
 #endif
