@@ -36,7 +36,10 @@ struct Languages: Sendable {
     var locale: String
 
     /// `LANGUAGE` (a colon-separated list), else the first of `LC_ALL`,
-    /// `LC_MESSAGES`, `LANG`; `C` and `POSIX` mean English.
+    /// `LC_MESSAGES`, `LANG`; `C` and `POSIX` mean English. Read even in a
+    /// setuid or setgid process (unlike the variables that name places):
+    /// the caller's languages only choose which in-memory language domains
+    /// are searched, and names that are not bare identifiers are dropped.
     static func fromEnvironment() -> Languages {
         func env(_ name: String) -> String? {
             guard let v = getenv(name) else { return nil }
