@@ -1,0 +1,200 @@
+import Glibc
+
+/// Watches the preference directories with inotify, so that files written
+/// by other programs or edited by hand are noticed without a read: the
+/// store re-reads them, and observers hear of the keys that changed.
+///
+/// Watching starts after a delay unless observers need it at once: the
+/// kernel takes 10-20 ms to tear down an inotify instance when a process
+/// exits, which short-lived processes (a command that reads one value)
+/// should not pay. When watching starts, `changed` runs once, for what
+/// changed before.
+final class DirectoryWatcher: @unchecked Sendable {
+    /// How long a watcher started without observers waits.
+    static let delaySeconds: Int32 = 1
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
+    private static let stopByte: UInt8 = 0x73, nowByte: UInt8 = 0x6E
+
+    /// A pipe whose write end wakes the thread: to stop, or to start
+    /// watching at once. Closed when the watcher goes away (after its
+    /// thread has let go of it).
+    private var wakeRead: Int32, wakeWrite: Int32
+    private var thread = pthread_t()
+    /// The directories and, once watching, the inotify descriptor; under `lock`.
+    private var directories: [String]
+    private var inotify: Int32 = -1
+    /// Whether watching has begun (inotify was asked for); under `lock`.
+    private var begun = false
+    /// Why inotify could not be had (an errno), when it could not; under `lock`.
+    private var inotifyError: Int32? = nil
+    private let lock = ProcessLock()
+    /// How often the counters are looked at when inotify cannot be had.
+    static let pollMilliseconds: Int32 = 100
+
+    private init(_ directories: [String], wakeRead: Int32, wakeWrite: Int32) {
+        self.directories = directories
+        self.wakeRead = wakeRead
+        self.wakeWrite = wakeWrite
+    }
+
+    deinit { closeWakePipe() }
+
+    /// Starts the thread that will call `changed()` after files ending in
+    /// `.plist` change in any of `directories` (those that exist), watching
+    /// at once when `immediately`, else after ``delaySeconds``. nil when no
+    /// thread can be started. Without inotify (no instance left, say), the
+    /// thread calls `poll()` every ``pollMilliseconds`` instead, so that
+    /// the change counters of libprefs writers are still followed; see
+    /// ``failure``.
+    static func start(_ directories: [String], immediately: Bool, _ changed: @escaping @Sendable () -> Void,
+                      poll: @escaping @Sendable () -> Void) -> DirectoryWatcher? {
+        var wake: [Int32] = [-1, -1]
+        guard pipe(&wake) == 0 else { return nil }
+        for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let watcher = DirectoryWatcher(directories, wakeRead: wake[0], wakeWrite: wake[1])
+        if immediately { watcher.lock.withLock { watcher.begin() } }
+        final class Context {
+            let watcher: DirectoryWatcher
+            let immediately: Bool
+            let changed: @Sendable () -> Void
+            let poll: @Sendable () -> Void
+            init(_ w: DirectoryWatcher, _ i: Bool, _ c: @escaping @Sendable () -> Void, _ p: @escaping @Sendable () -> Void) {
+                watcher = w; immediately = i; changed = c; poll = p
+            }
+        }
+        let ctx = Unmanaged.passRetained(Context(watcher, immediately, changed, poll)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, 256 * 1024)
+        defer { pthread_attr_destroy(&attributes) }
+        let made = pthread_create(&watcher.thread, &attributes, { arg in
+            let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
+            ctx.watcher.run(immediately: ctx.immediately, ctx.changed, poll: ctx.poll)
+            return nil
+        }, ctx)
+        if made != 0 {
+            Unmanaged<Context>.fromOpaque(ctx).release()
+            return nil
+        }
+        return watcher
+    }
+
+    /// Watches one more directory (one that did not exist at the start).
+    func add(_ directory: String) {
+        lock.withLock {
+            directories.append(directory)
+            if inotify >= 0 { _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask) }
+        }
+    }
+
+    /// Starts watching now if the delay has not run out (for observers).
+    func watchNow() {
+        lock.withLock { begin() }
+        wake(DirectoryWatcher.nowByte)
+    }
+
+    /// Why changes by other programs go unnoticed (an errno of
+    /// `inotify_init1`), or nil while they are watched or not yet.
+    var failure: Int32? { lock.withLock { inotifyError } }
+
+    /// Asks for the inotify instance and watches, once (under `lock`).
+    private func begin() {
+        guard !begun else { return }
+        begun = true
+        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        guard inotify >= 0 else { inotifyError = errno; return }
+        for dir in directories { _ = inotify_add_watch(inotify, dir, DirectoryWatcher.mask) }
+    }
+
+    /// Stops the thread, which closes its inotify instance as it leaves, and
+    /// waits until it has left (so `changed` is not running and will not
+    /// run again), unless called from that very thread.
+    func stop() {
+        wake(DirectoryWatcher.stopByte)
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
+
+    /// In the child of a fork, where the thread does not exist: closes the
+    /// descriptors it would have read. Takes no lock: the parent's thread
+    /// may have held it at the fork, and only this thread exists here.
+    func abandonAfterFork() {
+        if inotify >= 0 { close(inotify) }
+        inotify = -1
+        closeWakePipe()
+    }
+
+    private func wake(_ byte: UInt8) {
+        var b = byte
+        _ = write(wakeWrite, &b, 1)
+    }
+
+    private func closeInotify() {
+        lock.withLock {
+            if inotify >= 0 { close(inotify) }
+            inotify = -1
+        }
+    }
+
+    private func closeWakePipe() {
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+        wakeRead = -1
+        wakeWrite = -1
+    }
+
+    /// Waits up to `milliseconds` (-1: no limit) for a byte on the wake
+    /// pipe, or for `fd` to be readable; returns the byte (nil if none) and
+    /// whether `fd` is readable.
+    private func wakeByte(within milliseconds: Int32, alongside fd: Int32 = -1) -> (byte: UInt8?, fdReady: Bool) {
+        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, fd >= 0 ? 2 : 1, milliseconds) < 0 {
+            if errno != EINTR { return (DirectoryWatcher.stopByte, false) }
+        }
+        var byte: UInt8 = 0
+        if fds[0].revents != 0 && read(wakeRead, &byte, 1) == 1 { return (byte, fds[1].revents != 0) }
+        return (nil, fd >= 0 && fds[1].revents != 0)
+    }
+
+    private func run(immediately: Bool, _ changed: @Sendable () -> Void, poll: @Sendable () -> Void) {
+        if !immediately && wakeByte(within: DirectoryWatcher.delaySeconds * 1000).byte == DirectoryWatcher.stopByte {
+            return
+        }
+        var fd = lock.withLock { () -> Int32 in
+            begin()
+            return inotify
+        }
+        if !immediately { changed() }
+        if fd < 0 {
+            while wakeByte(within: DirectoryWatcher.pollMilliseconds).byte != DirectoryWatcher.stopByte { poll() }
+            return
+        }
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let (byte, ready) = wakeByte(within: -1, alongside: fd)
+            if byte == DirectoryWatcher.stopByte { closeInotify(); return }
+            guard ready else { continue }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno != EINTR && errno != EAGAIN { fd = -1 } // then only wait to be stopped
+                continue
+            }
+            var relevant = false
+            buffer.withUnsafeBytes { raw in
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= n {
+                    let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    let name = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
+                    if name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8) { relevant = true }
+                    offset = nameStart + length
+                }
+            }
+            if relevant { changed() }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Glibc
+
+// The domain files this store has loaded, and how it notices that they
+// changed on disk: change counters moved by other libprefs writers (looked
+// at by every read), and the directory watcher (files written by other
+// programs or by hand).
+
+extension PreferencesStore {
+    func domain(_ path: String, _ s: inout State) -> Domain {
+        if let d = s.domains[path] { return d }
+        let d = Domain(path: path, shared: locations.isShared(path))
+        s.domains[path] = d
+        reload(d, &s)
+        watchLinkTarget(d, &s)
+        if watcher == nil { startWatcher(immediately: false, s.linkedDirectories) }
+        return d
+    }
+
+    /// When `d`'s file is a symlink into another directory (a dotfile
+    /// manager's), watches that directory too, so that changes made there
+    /// by other programs are noticed.
+    func watchLinkTarget(_ d: Domain, _ s: inout State) {
+        let dir = FileSystem.parent(of: d.file)
+        guard dir != FileSystem.parent(of: d.path), !s.linkedDirectories.contains(dir) else { return }
+        s.linkedDirectories.append(dir)
+        watcher?.add(dir)
+    }
+
+    /// Re-reads `d` if its file changed; a file that became unusable is
+    /// queued for the next read of an application that searches it to
+    /// report. Returns whether the values may have changed.
+    @discardableResult
+    func reload(_ d: Domain, _ s: inout State) -> Bool {
+        let before = d.problem
+        guard d.refresh() else { return false }
+        if let problem = d.problem {
+            if before?.message != problem.message { s.unreported[d.path] = problem }
+        } else {
+            s.unreported[d.path] = nil
+        }
+        return true
+    }
+
+    /// The first unreported problem of a file on `v`'s search list, which
+    /// is then reported.
+    func takeProblem(_ v: SearchView, _ s: inout State) -> PrefsError? {
+        for layer in v.layers {
+            switch layer {
+            case .file(let p), .managed(let p):
+                if let problem = s.unreported.removeValue(forKey: p) { return problem }
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// Re-reads the loaded domain files when another process has written
+    /// one since this process last looked (its change counter moved). An
+    /// unchanged counter costs a memory load per directory: no system call.
+    @inline(__always)
+    func noticeChanges(_ s: inout State) {
+        var moved = false
+        for i in counters.indices {
+            let now = counters[i].value
+            if now != s.seenCounts[i] {
+                s.seenCounts[i] = now
+                moved = true
+            }
+        }
+        if moved { refreshLoaded(&s) }
+    }
+
+    func refreshLoaded(_ s: inout State) {
+        guard s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
+        let before = snapshot(&s)
+        for d in s.domains.values {
+            reload(d, &s)
+            watchLinkTarget(d, &s)
+        }
+        invalidateViews(&s)
+        s.outbox += differences(before, &s)
+    }
+
+    /// Starts the directory watcher (under the lock): at once for
+    /// observers, else after a delay (see ``DirectoryWatcher``), over the
+    /// preference directories and `linked` (``State/linkedDirectories``).
+    /// A store that cannot start one tries again when it next loads a domain.
+    func startWatcher(immediately: Bool, _ linked: [String]) {
+        let l = locations
+        let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
+                    l.managedDirectory, l.managedDirectory + "/" + l.userName] + linked
+        // Unretained (a weak reference would slow every retain of the
+        // store): deinit stops the watcher and waits for its thread.
+        let me = Unmanaged.passUnretained(self)
+        watcher = DirectoryWatcher.start(dirs, immediately: immediately, {
+            me._withUnsafeGuaranteedRef { $0.noticeExternalChanges() }
+        }, poll: {
+            me._withUnsafeGuaranteedRef { $0.noticeCounterChanges() }
+        })
+    }
+
+    /// Re-reads files other libprefs writers replaced (called by a watcher
+    /// without inotify, every ``DirectoryWatcher/pollMilliseconds``).
+    func noticeCounterChanges() {
+        try? withState { (s: inout State) throws(PrefsError) in noticeChanges(&s) }
+    }
+
+    /// Re-reads changed files and tells observers (called by the watcher).
+    func noticeExternalChanges() {
+        try? withState { (s: inout State) throws(PrefsError) in
+            // A file edited by hand moves no counter, so look at every file;
+            // remember the counters so the next read does not look again.
+            s.seenCounts = counters.map(\.value)
+            refreshLoaded(&s)
+        }
+    }
+
+    func refreshAll(_ app: String, _ s: inout State) {
+        var changed = false
+        for layer in view(app, &s).layers {
+            switch layer {
+            case .file(let p), .managed(let p): if let d = s.domains[p], reload(d, &s) { changed = true }
+            default: break
+            }
+        }
+        if changed { invalidateViews(&s) }
+    }
+}

@@ -1,0 +1,72 @@
+// The domains that live only in this process: registration, arguments,
+// volatile and language domains, and suites added to a search list.
+
+extension PreferencesStore {
+    // MARK: In-memory domains
+
+    /// Merges `defaults` into the registration domain of `app`
+    /// (`NSGlobalDomain`: for every application).
+    public func register(_ defaults: PropertyListDictionary, application app: String) throws(PrefsError) {
+        let app = try Self.canonicalApplication(app)
+        withLocked { s in
+            s.registration[app, default: [:]].merge(defaults) { _, new in new }
+            invalidateViews(&s)
+        }
+    }
+
+    /// Replaces the argument domain with the `-key value` pairs of `args`
+    /// (`args[0]`, the program, is skipped).
+    public func setArguments(_ args: [String]) {
+        withLocked { s in
+            s.arguments = ArgumentDomain.parse(args)
+            invalidateViews(&s)
+        }
+    }
+
+    /// Sets a named in-memory domain. `NSArgumentDomain` and
+    /// `NSRegistrationDomain` name the argument domain and the registration
+    /// domain for every application; a domain named by one of the user's
+    /// languages is searched as a language domain.
+    public func setVolatileDomain(_ name: String, _ values: PropertyListDictionary?) {
+        withLocked { s in
+            switch name {
+            case "NSArgumentDomain": s.arguments = values ?? [:]
+            case "NSRegistrationDomain": s.registration[globalDomainName] = values
+            default: s.volatile[name] = values
+            }
+            invalidateViews(&s)
+        }
+    }
+
+    /// The named in-memory domain, if set.
+    public func volatileDomain(_ name: String) -> PropertyListDictionary? {
+        withLocked { s in
+            switch name {
+            case "NSArgumentDomain": return s.arguments
+            case "NSRegistrationDomain": return s.registration[globalDomainName]
+            default: return s.volatile[name]
+            }
+        }
+    }
+
+    /// Adds `suite` to `app`'s search list (newest first).
+    public func addSuite(_ suite: String, to app: String) throws(PrefsError) {
+        let app = try Self.canonicalApplication(app)
+        let suite = try Self.canonicalApplication(suite)
+        guard suite != app, suite != globalDomainName else { return }
+        withLocked { s in
+            s.suites[app, default: []].removeAll { $0 == suite }
+            s.suites[app, default: []].insert(suite, at: 0)
+            relayer(app, &s)
+        }
+    }
+
+    /// Removes `suite` from `app`'s search list.
+    public func removeSuite(_ suite: String, from app: String) throws(PrefsError) {
+        let app = try Self.canonicalApplication(app)
+        withLocked { s in
+            s.suites[app]?.removeAll { $0 == suite }
+            relayer(app, &s)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+// Changes: recorded in memory by a set, written to disk by synchronize, by
+// the background writer, or at exit.
+
+extension PreferencesStore {
+    /// Tells other processes that `d`'s file was replaced: bumps the
+    /// counters of the directory it is named in and of the one a symlink
+    /// led to, so readers of either name see the change.
+    func announce(_ d: Domain) {
+        for c in counters where c.covers(d.path) || c.covers(d.file) { c.bump() }
+    }
+
+    /// Commits `d` and announces the new file.
+    func commit(_ d: Domain) throws(PrefsError) -> PrefsError? {
+        let wrote = d.hasPendingChanges
+        let note = try d.commit()
+        if wrote { announce(d) }
+        return note
+    }
+
+    // MARK: Writing
+
+    /// Sets (`nil`: removes) keys of one stored domain as one change: this
+    /// process sees it at once, and another process sees all of it or none
+    /// of it once it is synchronized. Refuses values the XML format cannot
+    /// hold and keys a managed value decides; nothing changes then.
+    public func set(_ changes: [(String, PropertyList?)], in id: DomainID) throws(PrefsError) {
+        let id = try validated(id)
+        for (key, value) in changes {
+            guard let value else { continue }
+            do throws(PrefsError) {
+                try PropertyList.checkStorable(value, forKey: key)
+            } catch {
+                throw PrefsError(error.code, "cannot store \"\(key)\": \(error.message)")
+            }
+        }
+        let path = locations.path(of: id)
+        let managed = forcingPaths(id.application)
+        try withState { (s: inout State) throws(PrefsError) in
+            for (key, _) in changes {
+                let k = PropertyList.Key(key)
+                if managed.contains(where: { domain($0, &s).values[k] != nil }) {
+                    throw PrefsError(.forcedValue, "\"\(key)\" of \(id.application) is managed (forced); the write was refused")
+                }
+            }
+            let observed = observers.isEmpty ? [] : Array(observers.observedApplications)
+            var before = [(String, PropertyList.Key, PropertyList?)]()
+            for app in observed {
+                let v = view(app, &s)
+                guard v.layers.contains(.file(path)) else { continue }
+                for (key, _) in changes { before.append((app, PropertyList.Key(key), v.merged![PropertyList.Key(key)])) }
+            }
+            let d = domain(path, &s)
+            for (key, value) in changes {
+                d.set(PropertyList.Key(key), value)
+            }
+            for (key, _) in changes { repatch(PropertyList.Key(key), layer: .file(path), &s) }
+            for (app, k, old) in before where view(app, &s).merged![k] != old {
+                s.outbox.append((app, k.string))
+            }
+            scheduleFlush(&s)
+        }
+    }
+
+    /// Writes this process's pending changes of every domain of `app` and
+    /// picks up other processes' changes to the files of its search list.
+    /// Returns a note when a file that did not parse was moved aside.
+    @discardableResult
+    public func synchronize(application app: String) throws(PrefsError) -> PrefsError? {
+        let app = try Self.canonicalApplication(app)
+        return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
+            var note: PrefsError? = nil
+            var failure: PrefsError? = nil
+            let own = [DomainUser.current, .any].flatMap { u in
+                [DomainHost.current, .any].map { h in locations.path(of: DomainID(application: app, user: u, host: h)) }
+            }
+            for path in own {
+                guard let d = s.domains[path], d.hasPendingChanges else { continue }
+                do throws(PrefsError) { if let n = try commit(d) { note = n } } catch { failure = failure ?? error }
+            }
+            refreshAll(app, &s)
+            if let failure { throw failure }
+            return note
+        }
+    }
+
+    /// Writes the pending changes of one stored domain and re-reads it.
+    @discardableResult
+    public func synchronize(_ id: DomainID) throws(PrefsError) -> PrefsError? {
+        let id = try validated(id)
+        let path = locations.path(of: id)
+        return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
+            let d = domain(path, &s)
+            let note = try commit(d)
+            if reload(d, &s) { invalidateViews(&s) }
+            return note
+        }
+    }
+
+    /// Writes every pending change of every domain; the first failure is
+    /// thrown after all were tried.
+    public func synchronizeAll() throws(PrefsError) {
+        try withLocked { (s: inout State) throws(PrefsError) in
+            var failure: PrefsError? = nil
+            for d in s.domains.values where d.hasPendingChanges {
+                do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
+            }
+            s.flushScheduled = false
+            if let failure { throw failure }
+        }
+    }
+
+    // MARK: Writing by itself
+
+    func scheduleFlush(_ s: inout State) {
+        guard !s.flushScheduled else { return }
+        // Without a writer thread, the exit handler and synchronize still write.
+        s.flushScheduled = BackgroundWriter.schedule(self)
+    }
+
+    /// Writes the changes the background writer was asked to write.
+    func writeScheduled() throws(PrefsError) {
+        try synchronizeAll()
+    }
+}
