@@ -50,7 +50,24 @@ public func PrefsErrorGetCode(_ error: OpaquePointer) -> PrefsErrorCode {
     let gate = FirstUseGate(.PrefsErrorGetCode)
     defer { gate.leave() }
     guard let e = errorObject(error) else { return kPrefsErrorInvalidArgument }
-    return PrefsErrorCode(rawValue: UInt32(e.error.code.rawValue))
+    return cCode(e.error.code)
+}
+
+/// The C constant of a core error code. Exhaustive, and by name: a code
+/// added to the core does not compile until it has its C constant.
+private func cCode(_ code: PrefsError.Code) -> PrefsErrorCode {
+    switch code {
+    case .invalidArgument: return kPrefsErrorInvalidArgument
+    case .malformed: return kPrefsErrorMalformed
+    case .forbiddenMarkup: return kPrefsErrorForbiddenMarkup
+    case .tooDeep: return kPrefsErrorTooDeep
+    case .unrepresentable: return kPrefsErrorUnrepresentable
+    case .invalidApplicationID: return kPrefsErrorInvalidApplicationID
+    case .io: return kPrefsErrorIO
+    case .corruptFile: return kPrefsErrorCorruptFile
+    case .forcedValue: return kPrefsErrorForcedValue
+    case .internal: return kPrefsErrorInternal
+    }
 }
 
 @c @implementation

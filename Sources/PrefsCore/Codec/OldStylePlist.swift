@@ -2,7 +2,7 @@
 /// `(a, b)`, `<0102>`, `"quoted"`, bare words. Read for command-line
 /// arguments and `prefs write`; printed by `prefs read` and
 /// `PrefsCopyDescription`.
-public enum OldStylePlist {
+package enum OldStylePlist {
     // MARK: Printing
 
     /// The text form of `value`: 4 spaces per level, dictionary keys sorted
@@ -11,7 +11,7 @@ public enum OldStylePlist {
     /// back as a comment) and quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx`
     /// escapes otherwise, numbers bare, booleans `1`/`0`, dates as
     /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`.
-    public static func format(_ value: PropertyList) -> String {
+    package static func format(_ value: PropertyList) -> String {
         var out = ""
         _ = append(value, level: 0, to: &out, limit: .max)
         return out
@@ -20,14 +20,14 @@ public enum OldStylePlist {
     /// The text form of `value` as ``format(_:)`` gives it, or `nil` when it
     /// would be longer than `maxBytes` bytes of UTF-8 (a small value whose
     /// containers share sub-values can stand for gigabytes of text).
-    public static func format(_ value: PropertyList, maxBytes: Int) -> String? {
+    package static func format(_ value: PropertyList, maxBytes: Int) -> String? {
         var out = ""
         return append(value, level: 0, to: &out, limit: maxBytes) ? out : nil
     }
 
     /// A value as `prefs read D K` prints it: strings raw, numbers bare,
     /// booleans `1`/`0`, everything else as ``format(_:)``.
-    public static func formatBare(_ value: PropertyList) -> String {
+    package static func formatBare(_ value: PropertyList) -> String {
         if case .string(let s) = value.value { return s }
         return format(value)
     }
@@ -107,7 +107,7 @@ public enum OldStylePlist {
     /// `s` bare when every character may stand unquoted, else quoted and
     /// escaped. Text starting with `//` is quoted too: bare, it would read
     /// back as a comment.
-    public static func quotedIfNeeded(_ s: String) -> String {
+    package static func quotedIfNeeded(_ s: String) -> String {
         if !s.isEmpty && s.utf8.allSatisfy(isBareCharacter) && !s.utf8.starts(with: "//".utf8) { return s }
         var out = "\""
         for unit in s.utf16 {
@@ -139,7 +139,7 @@ public enum OldStylePlist {
     /// Parses old-style text (UTF-8, an optional BOM): one value, then only
     /// whitespace and comments. Strings stay strings (the format has no
     /// numbers). Errors name the problem and the line.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
         var p = Parser(bytes.bindMemory(to: UInt8.self))
         if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
         try p.skipSpace()
@@ -151,7 +151,7 @@ public enum OldStylePlist {
     }
 
     /// Parses `text` as ``parse(_:)`` does.
-    public static func parse(_ text: String) throws(PrefsError) -> PropertyList {
+    package static func parse(_ text: String) throws(PrefsError) -> PropertyList {
         var t = text
         let result = t.withUTF8 { u in Result { () throws(PrefsError) in try parse(UnsafeRawBufferPointer(u)) } }
         return try result.get()

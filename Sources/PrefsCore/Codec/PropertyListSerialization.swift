@@ -29,7 +29,7 @@ extension PropertyList {
     /// the checks of ``xmlData()`` with the key, and with the indentation
     /// the file gives the value. A store refuses at set what it could never
     /// write at synchronize.
-    public static func checkStorable(_ value: PropertyList, forKey key: String) throws(PrefsError) {
+    package static func checkStorable(_ value: PropertyList, forKey key: String) throws(PrefsError) {
         _ = try XMLWriter.write(PropertyList(.dictionary([Key(key): value])))
     }
 

@@ -142,7 +142,7 @@ public struct Locations: Sendable {
 
     /// Whether the file name of `id` fits in a directory entry (255 bytes);
     /// application IDs are checked for the any-host name already.
-    public func fits(_ id: DomainID) -> Bool {
+    package func fits(_ id: DomainID) -> Bool {
         id.host == .any || id.application.utf8.count + hostID.utf8.count + 7 <= ApplicationID.maxFileNameLength
     }
 
@@ -154,16 +154,16 @@ public struct Locations: Sendable {
 }
 
 /// Application IDs as files can hold them.
-public enum ApplicationID {
+package enum ApplicationID {
     /// The longest file name a directory entry holds.
     static let maxFileNameLength = 255
     /// The longest application ID: its file name, `<id>.plist`, must fit.
-    public static let maxLength = maxFileNameLength - 6
+    package static let maxLength = maxFileNameLength - 6
 
     /// `nil` when `id` can name a domain file; otherwise why not. Refused:
     /// empty, longer than ``maxLength`` (249) bytes, containing `/` or NUL,
     /// `.` or `..`.
-    public static func problem(_ id: String) -> String? {
+    package static func problem(_ id: String) -> String? {
         var id = id
         let (count, slash, nul) = id.withUTF8 { u -> (Int, Bool, Bool) in
             guard let base = u.baseAddress, u.count > 0 else { return (0, false, false) }
@@ -180,7 +180,7 @@ public enum ApplicationID {
     /// The process's own name: the last path component of `argv[0]`, as
     /// Foundation's `UserDefaults.standard` takes it on Linux. Found at
     /// first use, under the lock `fork` waits for.
-    public static var current: String {
+    package static var current: String {
         prefs_init_lock()
         defer { prefs_init_unlock() }
         return currentName

@@ -1,11 +1,11 @@
 /// The coercions of the typed getters (`PrefsGetAppBooleanValue`,
 /// `PrefsGetAppIntegerValue`), exactly as the C contract states them.
-public enum Coercion {
+package enum Coercion {
     /// A boolean is itself; an integer is true when non-zero (the full
     /// 64-bit value); a string `YES`/`NO`/`true`/`false` in any case, or a
     /// decimal integer in -2^63...2^64-1 (true when non-zero), is valid.
     /// Anything else: `nil`.
-    public static func boolean(_ v: PropertyList) -> Bool? {
+    package static func boolean(_ v: PropertyList) -> Bool? {
         switch v.value {
         case .boolean(let b): return b
         case .integer(let i): return i != 0
@@ -23,7 +23,7 @@ public enum Coercion {
     /// finite real in range is truncated toward zero; a string that is
     /// entirely a decimal integer (optional sign, surrounding spaces) in
     /// range is valid. Anything else, with no clamping: `nil`.
-    public static func integer(_ v: PropertyList) -> Int64? {
+    package static func integer(_ v: PropertyList) -> Int64? {
         switch v.value {
         case .integer(let i): return Int64(exactly: i)
         case .boolean(let b): return b ? 1 : 0

@@ -114,7 +114,7 @@ public final class PreferencesStore: @unchecked Sendable {
     /// file name, which as an application's name would reach the same
     /// files behind the global domain's back), the current process for
     /// `nil`. Throws for IDs files cannot hold.
-    public static func canonicalApplication(_ id: String) throws(PrefsError) -> String {
+    package static func canonicalApplication(_ id: String) throws(PrefsError) -> String {
         if id == globalDomainName || id == globalDomainFileName { return globalDomainName }
         if let problem = ApplicationID.problem(id) { throw PrefsError(.invalidApplicationID, problem) }
         return id
@@ -145,7 +145,7 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 
     /// A handle for reading `app` repeatedly (see ``value(forKey:in:)``).
-    public func handle(application app: String) throws(PrefsError) -> ApplicationHandle {
+    package func handle(application app: String) throws(PrefsError) -> ApplicationHandle {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in ApplicationHandle(view: view(app, &s)) }
     }
@@ -157,7 +157,7 @@ public final class PreferencesStore: @unchecked Sendable {
     /// `problem` is set when this read is the first to meet a file of the
     /// search list that cannot be used (it does not parse, it cannot be
     /// read); the value is then what the other layers hold.
-    public func value(forKey key: UnsafeRawBufferPointer, in handle: ApplicationHandle, problem: inout PrefsError?) -> PropertyList? {
+    package func value(forKey key: UnsafeRawBufferPointer, in handle: ApplicationHandle, problem: inout PrefsError?) -> PropertyList? {
         let k = PropertyList.Key(borrowing: key)
         return withLocked { s in
             noticeChanges(&s)

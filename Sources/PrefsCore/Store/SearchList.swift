@@ -18,10 +18,10 @@ extension PreferencesStore {
 
     /// A resolved application, for repeated reads without resolving its ID
     /// again (the C API keeps one per thread). Valid for the store's life.
-    public struct ApplicationHandle: Sendable {
+    package struct ApplicationHandle: Sendable {
         let view: SearchView
         /// The application's canonical ID.
-        public var application: String { view.application }
+        package var application: String { view.application }
     }
 
     /// One entry of a search list.

@@ -1,12 +1,12 @@
 /// Reads defaults from a plist dictionary or a settings schema (the
 /// `Settings.bundle` `Root.plist` format).
-public enum SettingsSchema {
+package enum SettingsSchema {
     /// The defaults a file declares. A plain dictionary is taken whole. A
     /// dictionary with a `PreferenceSpecifiers` array contributes each
     /// specifier's `Key` → `DefaultValue`; a `PSChildPaneSpecifier` with
     /// `File` = `X` also reads `X.plist` beside it, recursively, each file
     /// once. Throws for files that cannot be read or parsed.
-    public static func defaults(fromFile path: String) throws(PrefsError) -> PropertyListDictionary {
+    package static func defaults(fromFile path: String) throws(PrefsError) -> PropertyListDictionary {
         var seen = Set<String>()
         var out = PropertyListDictionary()
         try collect(path, into: &out, seen: &seen)

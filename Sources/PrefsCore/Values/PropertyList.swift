@@ -206,7 +206,7 @@ public final class PropertyList: Sendable {
     /// A NUL-terminated UTF-8 copy of a string value that lives as long as
     /// this value (made once, on first call); `nil` for other kinds.
     /// Thread-safe.
-    public func stableCString() -> UnsafePointer<CChar>? {
+    package func stableCString() -> UnsafePointer<CChar>? {
         guard case .string(let s) = value else { return nil }
         let existing = cString.load(ordering: .acquiring)
         if existing != 0 { return UnsafePointer(bitPattern: existing) }
@@ -241,7 +241,7 @@ extension PropertyList {
         public init(stringLiteral value: String) { storage = .owned(value) }
         /// A key over `bytes` for one lookup, without copying them. The key
         /// must not outlive the bytes nor be stored in a dictionary.
-        public init(borrowing bytes: UnsafeRawBufferPointer) { storage = .borrowed(bytes) }
+        package init(borrowing bytes: UnsafeRawBufferPointer) { storage = .borrowed(bytes) }
 
         /// The key's text.
         public var string: String {
