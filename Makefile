@@ -58,6 +58,11 @@ INSTALL_DATA    ?= $(INSTALL) -m 0644
 SYSTEM_LIBDIRS := /lib /usr/lib $(if $(MULTIARCH),/lib/$(MULTIARCH) /usr/lib/$(MULTIARCH) /usr/local/lib/$(MULTIARCH)) /usr/local/lib
 PRIVATE_RPATH   = $(if $(filter $(SYSTEM_LIBDIRS),$(LIBDIR)),,-Wl,-rpath,$(LIBDIR))
 
+# Installing into a system directory of this machine (no DESTDIR) refreshes
+# the dynamic linker's cache, which /usr/local/lib/<multiarch> needs.
+LDCONFIG = @if [ -z "$(DESTDIR)" ] && [ -z "$(PRIVATE_RPATH)" ] && [ -w /etc ] && \
+               command -v ldconfig >/dev/null 2>&1; then echo ldconfig; ldconfig; fi
+
 # ---------------------------------------------------------------------------
 # Compilers and hardening.
 #
@@ -140,6 +145,7 @@ install-lib: build-lib
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)
 	$(INSTALL_PROGRAM) $(BUILD_DIR)/$(LIBPREFS) $(DESTDIR)$(LIBDIR)/$(LIBFILE)
 	ln -sf $(LIBFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	$(LDCONFIG)
 
 # prefs.pc names directories under ${prefix} where it can, and carries no
 # rpath: a program built against a private prefix adds its own (README).
@@ -183,6 +189,7 @@ install-strip:
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/prefs 2>/dev/null
+	$(LDCONFIG)
 
 # ---------------------------------------------------------------------------
 # The README's route: a private prefix, built as a user builds (pkg-config,
