@@ -170,7 +170,9 @@ install-man:
 
 # ---- The prefs command -----------------------------------------------------
 # Built from Sources/prefs-tool, installed as $(BINDIR)/prefs. A build of it
-# that links libprefs.so adds $(PRIVATE_RPATH) to its link.
+# that links libprefs.so adds $(PRIVATE_RPATH) to its link; that depends on
+# LIBDIR, which `make build` does not know, so such a link belongs in
+# install-bin (a relink at install time, as libtool does).
 PREFS_BIN      = $(BUILD_DIR)/prefs-tool
 INSTALLED_BIN  = $(BINDIR)/prefs
 

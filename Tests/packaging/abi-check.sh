@@ -2,8 +2,8 @@
 #
 # abi-check.sh [--update] <libprefs.so> — the ABI guard: the symbols the
 # built library exports (nm -D --defined-only, with their version node) must
-# be exactly those listed in debian/libprefs1.symbols, the committed list of
-# the ABI of libprefs.so.<major>. Any difference fails, naming each symbol.
+# be exactly those listed in debian/libprefs<major>.symbols, the committed
+# list of the ABI of libprefs.so.<major>. Any difference fails, naming each symbol.
 #
 # --update rewrites the list from the library, for a deliberate change:
 # symbols already listed keep the version that introduced them, new ones
@@ -21,9 +21,10 @@ if [ $# -ne 1 ] || [ ! -f "$1" ]; then
 fi
 LIB=$1
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-LIST=$ROOT/debian/libprefs1.symbols
 VERSION=$(cat "$ROOT/VERSION")
 MAJOR=${VERSION%%.*}
+LIST=$ROOT/debian/libprefs$MAJOR.symbols
+NAME=debian/libprefs$MAJOR.symbols
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-abi.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -48,29 +49,29 @@ if [ "$update" = 1 ]; then
         ' "$WORK/old" "$WORK/built"
     } >"$WORK/new"
     mv "$WORK/new" "$LIST"
-    echo "abi-check: wrote $(grep -c '^ ' "$LIST") symbols to debian/libprefs1.symbols"
+    echo "abi-check: wrote $(grep -c '^ ' "$LIST") symbols to $NAME"
     exit 0
 fi
 
 if [ ! -f "$LIST" ]; then
-    echo "FAIL  abi/exports  (debian/libprefs1.symbols is missing: make abi-update writes it)"
+    echo "FAIL  abi/exports  ($NAME is missing: make abi-update writes it)"
     echo "0 passed, 1 failed"
     exit 1
 fi
 awk '/^ / { print $1 }' "$LIST" | LC_ALL=C sort -u >"$WORK/listed"
 
 if cmp -s "$WORK/built" "$WORK/listed"; then
-    echo "PASS  abi/exports  ($(grep -c . "$WORK/built") symbols, as listed in debian/libprefs1.symbols)"
+    echo "PASS  abi/exports  ($(grep -c . "$WORK/built") symbols, as listed in $NAME)"
     echo "1 passed, 0 failed"
     exit 0
 fi
 
-echo "FAIL  abi/exports  (the library's exports differ from debian/libprefs1.symbols)"
+echo "FAIL  abi/exports  (the library's exports differ from $NAME)"
 LC_ALL=C comm -23 "$WORK/built" "$WORK/listed" | sed 's/^/      | exported, not listed: /'
 LC_ALL=C comm -13 "$WORK/built" "$WORK/listed" | sed 's/^/      | listed, not exported: /'
 cat <<MSG
       |
-      | debian/libprefs1.symbols is the ABI of libprefs.so.$MAJOR. If the change is
+      | $NAME is the ABI of libprefs.so.$MAJOR. If the change is
       | deliberate:
       |  - a new function: declare it in include/prefs/Prefs.h, give it a new
       |    version node in Sources/Prefs/exports.map (LIBPREFS_$MAJOR.<minor>),

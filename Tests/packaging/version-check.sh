@@ -11,7 +11,7 @@
 #   Sources/Prefs/exports.map   version nodes LIBPREFS_<major>.<minor>
 #   doc/*.[1-8]                 the .TH line's "libprefs <version>"
 #   debian/changelog            the newest entry
-#   debian/control, debian/libprefs1.symbols
+#   debian/control, debian/libprefs<major>.symbols
 #                               the package libprefs<major>, the SONAME
 #
 # To release a new version: edit VERSION, then each file this check names.
@@ -77,12 +77,13 @@ check version/debian-changelog "$VERSION" \
     "$(sed -n '1s/^libprefs (\([^)]*\)).*$/\1/p' debian/changelog)" debian/changelog
 check version/debian-package "libprefs$MAJOR" \
     "$(sed -n 's/^Package: \(libprefs[0-9][0-9]*\)$/\1/p' debian/control)" debian/control
+SYMBOLS=debian/libprefs$MAJOR.symbols
 check version/debian-symbols "libprefs.so.$MAJOR libprefs$MAJOR #MINVER#" \
-    "$(head -n 1 debian/libprefs1.symbols)" debian/libprefs1.symbols
-newer=$(awk '/^ / { print $2 }' debian/libprefs1.symbols | sort -u | while read -r v; do
+    "$(head -n 1 "$SYMBOLS" 2>/dev/null)" "$SYMBOLS"
+newer=$(awk '/^ / { print $2 }' "$SYMBOLS" 2>/dev/null | sort -u | while read -r v; do
     dpkg --compare-versions "$v" gt "$VERSION" && echo "$v"; done)
 if [ -n "$newer" ]; then
-    fail version/debian-symbols-since "debian/libprefs1.symbols names versions after $VERSION: $(echo $newer)"
+    fail version/debian-symbols-since "$SYMBOLS names versions after $VERSION: $(echo $newer)"
 else
     pass version/debian-symbols-since "no symbol is newer than $VERSION"
 fi
