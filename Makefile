@@ -190,7 +190,7 @@ install-strip:
 # Leaves directories alone, except include/prefs, which is ours.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/prefs 2>/dev/null
+	rmdir $(DESTDIR)$(INCLUDEDIR)/prefs 2>/dev/null || true
 	$(LDCONFIG)
 
 # ---------------------------------------------------------------------------
@@ -283,5 +283,9 @@ deb: build
 test-deb: deb
 	$(C_ENV) bash Tests/packaging/deb-check.sh $(DEB_OUT)
 
+# Also what a package build leaves in debian/ (debian/rules clean would
+# need debhelper).
 clean:
 	rm -rf build .build
+	rm -rf debian/.debhelper debian/tmp debian/libprefs$(SOMAJOR) debian/libprefs-dev debian/prefs \
+	    debian/files debian/*.substvars debian/*.debhelper.log debian/debhelper-build-stamp
