@@ -1,77 +1,228 @@
 # The one place that knows linking, installing and packaging.
 #
 #   make example            build, install into ./build/stage, run the examples
-#   make check              every test: Swift core tests, C tests against the
-#                           installed library (header, export, SONAME checks),
-#                           the installed prefs command, a ThreadSanitizer stress run,
-#                           the Swift and C tests under AddressSanitizer
-#   make install PREFIX=/usr/local
+#   make check              every test: version and ABI checks, Swift core
+#                           tests, C tests against the installed library, the
+#                           installed prefs command, a distribution install
+#                           (no rpath), the Debian packages, a ThreadSanitizer
+#                           stress run, the Swift and C tests under
+#                           AddressSanitizer, the fuzz corpus replayed
+#   make build              build the library and the prefs command (installs
+#                           nothing, on the system or elsewhere)
+#   make install            PREFIX=/usr/local DESTDIR= LIBDIR=... (see below)
+#   make install-strip      the same, binaries stripped
+#   make uninstall          removes what `make install` (same variables) put
+#   make deb                Debian packages libprefs1, libprefs-dev, prefs
+#   make deps               installs the Debian packages the build needs
 #
-# Both `example` and `check` install their own build dependencies first.
+# `example` and `check` install their own dependencies (`deps`) first;
+# `build` and `install` never call apt-get.
+
+# ---------------------------------------------------------------------------
+# Version: VERSION is the one source. The Makefile derives the installed file
+# name, the SONAME's major and the .pc from it; the files that must carry the
+# number as a literal (the header, Package.swift, the man pages,
+# debian/changelog) are compared with it by `make version-check`.
+
+VERSION     := $(shell cat $(CURDIR)/VERSION)
+SOMAJOR     := $(firstword $(subst ., ,$(VERSION)))
+LIBPREFS    := libprefs.so
+SONAME      := $(LIBPREFS).$(SOMAJOR)
+LIBFILE     := $(LIBPREFS).$(VERSION)
+
+# ---------------------------------------------------------------------------
+# Install directories, as the GNU coding standards name them. LIBDIR is
+# multiarch on Debian and its derivatives (lib/x86_64-linux-gnu), else lib.
 
 PREFIX      ?= /usr/local
-STAGE       := $(CURDIR)/build/stage
-VERSION     := 1.0.0
-SOMAJOR     := 1
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR      ?= $(EXEC_PREFIX)/bin
+LIBEXECDIR  ?= $(EXEC_PREFIX)/libexec
+INCLUDEDIR  ?= $(PREFIX)/include
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR      ?= $(DATAROOTDIR)/man
+ifeq ($(origin MULTIARCH),undefined)
+MULTIARCH   := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null)
+endif
+LIBDIR      ?= $(EXEC_PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR     ?=
+
+INSTALL         ?= install
+INSTALL_PROGRAM ?= $(INSTALL) -m 0755
+INSTALL_DATA    ?= $(INSTALL) -m 0644
+
+# Directories the dynamic linker searches without being told. A program of
+# this project that links libprefs.so and is installed elsewhere (a private
+# prefix such as build/stage) gets an rpath to LIBDIR, PRIVATE_RPATH; in a
+# system directory it gets none. The library itself never has one.
+SYSTEM_LIBDIRS := /lib /usr/lib $(if $(MULTIARCH),/lib/$(MULTIARCH) /usr/lib/$(MULTIARCH) /usr/local/lib/$(MULTIARCH)) /usr/local/lib
+PRIVATE_RPATH   = $(if $(filter $(SYSTEM_LIBDIRS),$(LIBDIR)),,-Wl,-rpath,$(LIBDIR))
+
+# Installing into a system directory of this machine (no DESTDIR) refreshes
+# the dynamic linker's cache, which /usr/local/lib/<multiarch> needs.
+LDCONFIG = @if [ -z "$(DESTDIR)" ] && [ -z "$(PRIVATE_RPATH)" ] && [ -w /etc ] && \
+               command -v ldconfig >/dev/null 2>&1; then echo ldconfig; ldconfig; fi
+
+# ---------------------------------------------------------------------------
+# Compilers and hardening.
+#
+# Swift: SWIFTFLAGS picks the configuration. The link is RELRO and BIND_NOW;
+# the C target in Sources/ gets the stack protector and fortified glibc
+# calls (Swift code has its stack protector on by default);
+# --disable-local-rpath drops the RUNPATH $ORIGIN that SwiftPM would put on
+# every product.
 SWIFT       ?= swift
 SWIFTFLAGS  ?= -c release
-BUILD_DIR    = $(shell $(SWIFT) build $(SWIFTFLAGS) --show-bin-path)
+SWIFT_HARDENING = -Xcc -fstack-protector-strong -Xcc -D_FORTIFY_SOURCE=2 \
+                  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+# SwiftPM would take CC from the environment for its C targets; they want
+# the toolchain's clang, whatever CC the C programs below use.
+SWIFT_BUILD = env -u CC -u CXX $(SWIFT) build $(SWIFTFLAGS) --disable-local-rpath $(SWIFT_HARDENING)
+# Asked of SwiftPM once, when first used.
+BUILD_DIR    = $(eval BUILD_DIR := $$(shell $(SWIFT_BUILD) --show-bin-path))$(BUILD_DIR)
 
-# bin/prefs: the command's code is in libprefs.so (Sources/PrefsTool, entered
-# through the private export prefs_tool_main), so the program is tools/prefs.c,
-# a C main linked against the library just built: one copy of the core and of
-# the Swift runtime per machine. It finds the library through an rpath to
-# $(LIBDIR), except for PREFIX=/usr, whose library directory the dynamic
-# linker searches by itself: there it carries none. CFLAGS, CPPFLAGS and
-# LDFLAGS apply (hardening flags come in through them).
-LIBDIR          ?= $(PREFIX)/lib
-PREFS_RPATH      = $(if $(filter /usr,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
-PREFS_CFLAGS    ?= -std=c99 -O2 -Wall -Wextra
-define link-prefs-command
-	@mkdir -p build
-	$(CC) $(PREFS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o build/prefs tools/prefs.c \
-	    -L$(BUILD_DIR) -lprefs $(PREFS_RPATH)
-endef
+# C programs this Makefile and the test scripts compile (examples, tests).
+CC          ?= cc
+CFLAGS      ?= -O2 -g
+HARDENING_CFLAGS  = -fstack-protector-strong -D_FORTIFY_SOURCE=2
+HARDENING_LDFLAGS = -Wl,-z,relro -Wl,-z,now
+C_ENV = CC='$(CC)' CFLAGS='$(CFLAGS) $(HARDENING_CFLAGS)' LDFLAGS='$(LDFLAGS) $(HARDENING_LDFLAGS)'
 
-.PHONY: all deps build install example check conformance-notice test-swift test-c test-cli test-tsan clean
+# A private prefix for the examples and tests; lib, not multiarch, so that
+# the README can name build/stage/lib/pkgconfig on every machine.
+STAGE       := $(CURDIR)/build/stage
+STAGE_VARS   = PREFIX=$(STAGE) LIBDIR=$(STAGE)/lib
+
+# Man pages: every doc/*.N is installed in man<N>.
+MAN_PAGES   := $(wildcard doc/*.[1-8])
+
+.PHONY: all deps build build-lib build-bin \
+        install install-lib install-dev install-bin install-man install-strip uninstall \
+        example check conformance-notice version-check abi-check abi-update \
+        test-swift test-c test-cli test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
-# Debian packages the build needs; installed only when missing.
+# ---------------------------------------------------------------------------
+# Dependencies: Debian packages the build and the tests need, installed only
+# when missing. The Swift toolchain is not among them: put its bin on PATH.
+
+DEB_BUILD_DEPS := libxml2-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils
+
 deps:
-	@if ! pkg-config --exists libxml-2.0 2>/dev/null; then \
-	    echo "installing libxml2-dev and pkg-config"; \
-	    (apt-get update -qq && apt-get install -y -qq libxml2-dev pkg-config) >/dev/null; \
+	@missing=""; for p in $(DEB_BUILD_DEPS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null || exit 1; \
 	fi
 
-build: deps
-	$(SWIFT) build $(SWIFTFLAGS) --product prefs
-	$(link-prefs-command)
+# ---------------------------------------------------------------------------
+# Build
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/prefs \
-	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 build/prefs $(DESTDIR)$(PREFIX)/bin/prefs
-	install -m 0644 doc/prefs.1 $(DESTDIR)$(PREFIX)/share/man/man1/prefs.1
-	install -m 0755 $(BUILD_DIR)/libprefs.so $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(VERSION)
-	ln -sf libprefs.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libprefs.so.$(SOMAJOR)
-	ln -sf libprefs.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libprefs.so
-	install -m 0644 include/prefs/Prefs.h include/prefs/module.modulemap $(DESTDIR)$(PREFIX)/include/prefs/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' pkgconfig/prefs.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/prefs.pc
+build: build-lib build-bin
 
-example:
-	$(MAKE) install PREFIX=$(STAGE)
+# SwiftPM does not know that the link reads the export map: relink by hand
+# when the map is newer than the library.
+build-lib:
+	@lib=$(BUILD_DIR)/$(LIBPREFS); \
+	if [ -e "$$lib" ] && [ Sources/Prefs/exports.map -nt "$$lib" ]; then rm -f "$$lib"; fi
+	$(SWIFT_BUILD) --product prefs
+
+# ---------------------------------------------------------------------------
+# Install and uninstall. Each list names every file its step installs, so
+# uninstall removes exactly those.
+
+INSTALLED_LIB = $(LIBDIR)/$(LIBFILE) $(LIBDIR)/$(SONAME)
+INSTALLED_DEV = $(LIBDIR)/$(LIBPREFS) $(INCLUDEDIR)/prefs/Prefs.h \
+                $(INCLUDEDIR)/prefs/module.modulemap $(PKGCONFIGDIR)/prefs.pc
+INSTALLED_MAN = $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+
+install: install-lib install-dev install-bin install-man
+
+install-lib: build-lib
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)
+	$(INSTALL_PROGRAM) $(BUILD_DIR)/$(LIBPREFS) $(DESTDIR)$(LIBDIR)/$(LIBFILE)
+	ln -sf $(LIBFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	$(LDCONFIG)
+
+# prefs.pc names directories under ${prefix} where it can, and carries no
+# rpath: a program built against a private prefix adds its own (README).
+install-dev: install-lib
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/prefs $(DESTDIR)$(PKGCONFIGDIR)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBPREFS)
+	$(INSTALL_DATA) include/prefs/Prefs.h include/prefs/module.modulemap $(DESTDIR)$(INCLUDEDIR)/prefs/
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@EXEC_PREFIX@|$(patsubst $(PREFIX)%,$${prefix}%,$(EXEC_PREFIX))|' \
+	    -e 's|@LIBDIR@|$(patsubst $(EXEC_PREFIX)%,$${exec_prefix}%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|' \
+	    -e 's|@VERSION@|$(VERSION)|' pkgconfig/prefs.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/prefs.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/prefs.pc
+
+install-man:
+	@set -e; for m in $(MAN_PAGES); do \
+	    s=$${m##*.}; \
+	    echo "$(INSTALL_DATA) $$m $(DESTDIR)$(MANDIR)/man$$s/"; \
+	    $(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s; \
+	    $(INSTALL_DATA) $$m $(DESTDIR)$(MANDIR)/man$$s/; \
+	done
+
+# ---- The prefs command -----------------------------------------------------
+# The command's code is in libprefs.so (Sources/PrefsTool, entered through the
+# private export prefs_tool_main), so bin/prefs is tools/prefs.c, a C main
+# linked against the library: one copy of the core and of the Swift runtime
+# per machine. build-bin links it against the build directory; install-bin
+# links it again with $(PRIVATE_RPATH), which depends on LIBDIR (a relink at
+# install time, as libtool does).
+PREFS_BIN      = build/prefs
+INSTALLED_BIN  = $(BINDIR)/prefs
+PREFS_LINK     = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_BIN) \
+                 tools/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
+
+build-bin: build-lib
 	@mkdir -p build
-	cc -std=c99 -Wall -Wextra -o build/xml_demo examples/xml_demo.c \
-	    $$(PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config --cflags --libs prefs)
+	$(PREFS_LINK)
+
+install-bin: build-bin
+	$(PREFS_LINK) $(PRIVATE_RPATH)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL_PROGRAM) $(PREFS_BIN) $(DESTDIR)$(BINDIR)/prefs
+# ----------------------------------------------------------------------------
+
+install-strip:
+	$(MAKE) install INSTALL_PROGRAM='$(INSTALL_PROGRAM) -s'
+
+# Leaves directories alone, except include/prefs, which is ours.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/prefs 2>/dev/null || true
+	$(LDCONFIG)
+
+# ---------------------------------------------------------------------------
+# The README's route: a private prefix, built as a user builds (pkg-config,
+# plus an rpath to the private libdir), run without LD_LIBRARY_PATH.
+
+STAGE_PC = PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config
+
+example: deps
+	$(MAKE) install $(STAGE_VARS)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(HARDENING_CFLAGS) -std=c99 -Wall -Wextra -o build/xml_demo examples/xml_demo.c \
+	    $$($(STAGE_PC) --cflags --libs prefs) -Wl,-rpath,$$($(STAGE_PC) --variable=libdir prefs) \
+	    $(LDFLAGS) $(HARDENING_LDFLAGS)
 	./build/xml_demo
 	@echo '--- prefs: write a value, read it back (XDG_CONFIG_HOME=build/demo-config)'
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs write com.example.demo Greeting -string "hello from prefs"
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo Greeting
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo
 
-check: deps conformance-notice test-swift test-c test-cli test-tsan
+# ---------------------------------------------------------------------------
+# Tests
+
+check: deps conformance-notice version-check abi-check test-swift test-c test-cli \
+       test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
 # Swift tests run it when it sits beside the repository. Say so loudly when
@@ -84,23 +235,68 @@ conformance-notice:
 	    echo '**********************************************************************'; \
 	fi
 
+# Every copy of the version number agrees with VERSION.
+version-check:
+	bash Tests/packaging/version-check.sh
+
+# The built library exports exactly the symbols of debian/libprefs1.symbols.
+abi-check: build-lib
+	bash Tests/packaging/abi-check.sh $(BUILD_DIR)/$(LIBPREFS)
+
+# Rewrites debian/libprefs1.symbols from the built library: for a deliberate
+# change of the exported list (review the difference before committing it).
+abi-update: build-lib
+	bash Tests/packaging/abi-check.sh --update $(BUILD_DIR)/$(LIBPREFS)
+
 # The tests are Swift Testing only: no empty XCTest pass.
 test-swift:
 	$(SWIFT) test --disable-xctest
 
 test-c:
-	$(MAKE) install PREFIX=$(STAGE)
-	bash Tests/C/run.sh $(STAGE)
+	$(MAKE) install $(STAGE_VARS)
+	$(C_ENV) bash Tests/C/run.sh $(STAGE)
 
 test-cli:
-	$(MAKE) install PREFIX=$(STAGE)
-	bash Tests/cli/run.sh $(STAGE)
+	$(MAKE) install $(STAGE_VARS)
+	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
+
+# A distribution install (PREFIX=/usr into DESTDIR): no RUNPATH or RPATH in
+# any ELF file; install-strip strips; uninstall leaves nothing of ours.
+test-install: build
+	MAKE='$(MAKE)' $(C_ENV) bash Tests/packaging/install-check.sh
+
+print-build-dir:
+	@echo $(BUILD_DIR)
 
 test-tsan:
 	bash Tests/tsan.sh
 
+# ---------------------------------------------------------------------------
+# Debian packages, built from debian/ with the SwiftPM build directory of
+# `make build` (nothing is rebuilt). The .deb files, .buildinfo and .changes
+# go to build/deb instead of the parent directory.
+
+DEB_OUT := $(CURDIR)/build/deb
+
+deb: build
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL SWIFT='$(SWIFT)' PREFS_DEB_DESTDIR=$(DEB_OUT) \
+	    dpkg-buildpackage -us -uc -b \
+	    --buildinfo-option=-u$(DEB_OUT) --changes-option=-u$(DEB_OUT) \
+	    --buildinfo-file=$(DEB_OUT)/libprefs.buildinfo --changes-file=$(DEB_OUT)/libprefs.changes
+	@ls -l $(DEB_OUT)/*.deb
+
+# Unpacks the packages into a scratch root, builds and runs a C program
+# against it through pkg-config, runs lintian.
+test-deb: deb
+	$(C_ENV) bash Tests/packaging/deb-check.sh $(DEB_OUT)
+
+# Also what a package build leaves in debian/ (debian/rules clean would
+# need debhelper).
 clean:
 	rm -rf build .build
+	rm -rf debian/.debhelper debian/tmp debian/libprefs$(SOMAJOR) debian/libprefs-dev debian/prefs \
+	    debian/files debian/*.substvars debian/*.debhelper.log debian/debhelper-build-stamp
 
 # ------------------------------------------------------------------------
 # Sanitizer runs, part of `make check`:
@@ -122,10 +318,12 @@ check: test-asan test-c-asan
 test-asan:
 	bash Tests/asan.sh
 
+# bin/prefs links the sanitized library too, so clang links it with the runtimes.
 test-c-asan: deps
-	$(MAKE) install PREFIX=$(STAGE_ASAN) SWIFTFLAGS="$(ASAN_SWIFTFLAGS)"
 	bin=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")"); \
-	SANITIZE=1 CLANG=$$bin/clang CLANGXX=$$bin/clang++ bash Tests/C/run.sh $(STAGE_ASAN)
+	$(MAKE) install PREFIX=$(STAGE_ASAN) LIBDIR=$(STAGE_ASAN)/lib SWIFTFLAGS="$(ASAN_SWIFTFLAGS)" \
+	    CC=$$bin/clang CFLAGS='-O1 -g' LDFLAGS='-fsanitize=address,undefined -fuse-ld=lld' && \
+	SANITIZE=1 CLANG=$$bin/clang CLANGXX=$$bin/clang++ CFLAGS='-O1 -g' LDFLAGS= bash Tests/C/run.sh $(STAGE_ASAN)
 
 # ---- Fuzzing (FUZZING.md) ------------------------------------------------
 # Fuzz targets for the readers, the round trip, the C face's parsing, the

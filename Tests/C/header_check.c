@@ -32,13 +32,15 @@ int main(void)
     ok = PrefsGetVersionNumber() == PREFS_VERSION_NUMBER && a != NULL && PrefsArrayGetCount(a) == 2 &&
          d != NULL && PrefsDictionaryGetCount(d) == 2 && xml != NULL && error == NULL &&
          PrefsGetType(s) == kPrefsTypeString && PrefsGetType(n) == kPrefsTypeInteger;
-    printf("%s: Prefs.h %s, library %d: %s\n",
+    /* Not inside printf's arguments: with _FORTIFY_SOURCE, printf may be a
+     * macro, and a directive inside a macro's arguments is undefined. */
 #ifdef __cplusplus
-           "C++",
+    const char *language = "C++";
 #else
-           "C",
+    const char *language = "C";
 #endif
-           PREFS_VERSION_STRING, PrefsGetVersionNumber(), ok ? "ok" : "FAILED");
+    printf("%s: Prefs.h %s, library %d: %s\n",
+           language, PREFS_VERSION_STRING, PrefsGetVersionNumber(), ok ? "ok" : "FAILED");
     PrefsRelease(xml);
     PrefsRelease(error);
     PrefsRelease(d);

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 #
 # run.sh <prefix> — the C tests, against the library installed in <prefix>
-# (by `make install PREFIX=<prefix>`), built the way a user builds:
+# (by `make install PREFIX=<prefix>`), built the way a user of a private
+# prefix builds (README):
 #
-#   cc -std=c99 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs prefs)
+#   cc -std=c99 -Wall -Wextra -Werror app.c $(pkg-config --cflags --libs prefs) \
+#       -Wl,-rpath,$(pkg-config --variable=libdir prefs)
 #
-# with PKG_CONFIG_PATH=<prefix>/lib/pkgconfig and run without
-# LD_LIBRARY_PATH (the .pc file carries an rpath).
+# with PKG_CONFIG_PATH=<prefix>/lib/pkgconfig (or <prefix>/lib/<multiarch>/
+# pkgconfig) and run without LD_LIBRARY_PATH: the .pc carries no rpath, so
+# the program names the private libdir itself, as the README says.
 #
 # Items, one line each, then "N passed, N failed":
 #   header/*     Prefs.h compiles warning-free as C99 (gcc, clang) and C++11
@@ -20,8 +23,11 @@
 #   test_*       each Tests/C/test_*.c, compiled and run
 #
 # Exit status: 0 when every item passed, 1 otherwise, 2 on bad usage.
-# Environment: CC, CLANG, CXX, CLANGXX pick the compilers; VERBOSE=1 prints the
-# output of passing items too; TEST_TIMEOUT (seconds, default 900).
+# Environment: CC, CLANG, CXX pick the compilers; CFLAGS and LDFLAGS are
+# added to every compile and link (default: the hardening flags
+# -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2, -Wl,-z,relro -Wl,-z,now;
+# set them empty for none); VERBOSE=1 prints the output of passing items
+# too; TEST_TIMEOUT (seconds, default 900).
 #
 # SANITIZE=1: for a library built with AddressSanitizer (and UBSan over
 # its C parts), as `make test-c-asan` installs it. Every program is linked
@@ -56,6 +62,13 @@ CXX=${CXX:-g++}
 CLANGXX=${CLANGXX:-clang++}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 VERBOSE=${VERBOSE:-0}
+# Word splitting of the flags is intended, as in a Makefile.
+# shellcheck disable=SC2206
+USER_CFLAGS=(${CFLAGS--O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2})
+# shellcheck disable=SC2206
+USER_LDFLAGS=(${LDFLAGS--Wl,-z,relro -Wl,-z,now})
+VERSION=$(cat "$ROOT/VERSION")
+MAJOR=${VERSION%%.*}
 
 # SAN: the flags every program is linked with (none without SANITIZE=1).
 SAN=()
@@ -69,7 +82,8 @@ if [ "$SANITIZE" = 1 ]; then
 fi
 SANITIZER_REPORT='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error: |SUMMARY: UndefinedBehaviorSanitizer'
 
-export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+PKG_CONFIG_PATH=$(for d in "$PREFIX"/lib/pkgconfig "$PREFIX"/lib/*/pkgconfig; do [ -d "$d" ] && printf '%s:' "$d"; done)
+export PKG_CONFIG_PATH=${PKG_CONFIG_PATH%:}
 unset PKG_CONFIG_LIBDIR
 unset LD_LIBRARY_PATH
 
@@ -143,14 +157,17 @@ describe_status() {
     fi
 }
 
-if ! PC_CFLAGS=$(pkg-config --cflags prefs 2>"$WORK/pc.log") || ! PC_LIBS=$(pkg-config --libs prefs 2>>"$WORK/pc.log"); then
-    fail "pkg-config prefs" "pkg-config finds no prefs.pc in $PKG_CONFIG_PATH" "$WORK/pc.log"
+if ! PC_CFLAGS=$(pkg-config --cflags prefs 2>"$WORK/pc.log") || ! PC_LIBS=$(pkg-config --libs prefs 2>>"$WORK/pc.log") ||
+   ! LIBDIR=$(pkg-config --variable=libdir prefs 2>>"$WORK/pc.log"); then
+    fail "pkg-config prefs" "pkg-config finds no prefs.pc in ${PKG_CONFIG_PATH:-$PREFIX/lib}" "$WORK/pc.log"
     echo "$passed passed, $failed failed"
     exit 1
 fi
 # Word splitting of the pkg-config output is intended, as in $(pkg-config ...).
+# The rpath to the private libdir is what the README adds for a private
+# prefix; the hardening flags are the user's CFLAGS and LDFLAGS.
 # shellcheck disable=SC2206
-PC=($PC_CFLAGS $PC_LIBS)
+PC=("${USER_CFLAGS[@]}" $PC_CFLAGS $PC_LIBS "-Wl,-rpath,$LIBDIR" "${USER_LDFLAGS[@]}")
 
 # ------------------------------------------------------------------ #
 # Header checks                                                       #
@@ -167,7 +184,7 @@ header_item() {
         local linker=$CLANG
         case "$compiler" in *++*) linker=$CLANGXX ;; esac
         # shellcheck disable=SC2086
-        if ! { "$compiler" "$@" -c -o "$exe.o" $PC_CFLAGS && "$linker" "${SAN[@]}" -o "$exe" "$exe.o" $PC_LIBS; } >"$log" 2>&1; then
+        if ! { "$compiler" "$@" -c -o "$exe.o" $PC_CFLAGS && "$linker" "${SAN[@]}" -o "$exe" "$exe.o" $PC_LIBS "-Wl,-rpath,$LIBDIR"; } >"$log" 2>&1; then
             fail "$name" "does not compile: $compiler $*, linked by $linker" "$log"
             return
         fi
@@ -208,12 +225,13 @@ fi
 # The shared library                                                  #
 # ------------------------------------------------------------------ #
 
-LIB="$PREFIX/lib/libprefs.so.1"
+LIB="$LIBDIR/libprefs.so.$MAJOR"
 
 # Symbols the linker itself defines in every shared object.
 is_linker_symbol() {
     case "$1" in
         _edata | _end | __bss_start | _init | _fini | __bss_start__ | __bss_end__ | _bss_end__ | __end__ | __data_start | _etext | __etext) return 0 ;;
+        LIBPREFS_[0-9]*) return 0 ;; # a version node's own symbol (GNU ld makes one)
         *) return 1 ;;
     esac
 }
@@ -269,10 +287,16 @@ else
 
     readelf -d "$LIB" >"$WORK/dynamic" 2>&1
     soname=$(sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p' "$WORK/dynamic")
-    if [ "$soname" = libprefs.so.1 ]; then
+    if [ "$soname" = "libprefs.so.$MAJOR" ]; then
         pass library/soname "$soname"
     else
-        fail library/soname "SONAME is '${soname:-none}', expected libprefs.so.1" "$WORK/dynamic"
+        fail library/soname "SONAME is '${soname:-none}', expected libprefs.so.$MAJOR (VERSION $VERSION)" "$WORK/dynamic"
+    fi
+
+    if grep -Eq '\((RUNPATH|RPATH)\)' "$WORK/dynamic"; then
+        fail library/no-rpath "the library carries $(grep -E '\((RUNPATH|RPATH)\)' "$WORK/dynamic" | sed 's/.*(\(.*\)).*\[\(.*\)\]/\1 \2/')"
+    else
+        pass library/no-rpath "no RUNPATH or RPATH"
     fi
 
     sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p' "$WORK/dynamic" >"$WORK/needed"
@@ -288,7 +312,7 @@ else
     # dlopen, use, dlclose, live on: the library must stay loaded under its threads.
     if grep -q 'Flags:.*NODELETE' "$WORK/dynamic"; then
         exe="$WORK/dlclose_check"
-        if ! "$CC" -std=c99 -Wall -Wextra -Werror "${SAN[@]}" -o "$exe" "$HERE/dlclose_check.c" $PC_CFLAGS -ldl >"$exe.log" 2>&1; then
+        if ! "$CC" "${USER_CFLAGS[@]}" -std=c99 -Wall -Wextra -Werror "${SAN[@]}" -o "$exe" "$HERE/dlclose_check.c" $PC_CFLAGS -ldl "${USER_LDFLAGS[@]}" >"$exe.log" 2>&1; then
             fail library/dlclose "dlclose_check.c does not compile" "$exe.log"
         elif (mkdir -p "$WORK/dlclose/config" && cd "$WORK" &&
               XDG_CONFIG_HOME="$WORK/dlclose/config" PREFS_SYSTEM_DIR="$WORK/dlclose/system" \
@@ -303,19 +327,20 @@ else
     fi
 fi
 
-# The files make install promises.
+# The files make install promises (names from VERSION).
 layout_problems=""
-for f in lib/libprefs.so.1.0.0 include/prefs/Prefs.h include/prefs/module.modulemap lib/pkgconfig/prefs.pc; do
+L=${LIBDIR#"$PREFIX"/}
+for f in "$L/libprefs.so.$VERSION" include/prefs/Prefs.h include/prefs/module.modulemap "$L/pkgconfig/prefs.pc"; do
     [ -f "$PREFIX/$f" ] || layout_problems="$layout_problems $f missing;"
 done
-[ "$(readlink "$PREFIX/lib/libprefs.so.1" 2>/dev/null)" = libprefs.so.1.0.0 ] ||
-    layout_problems="$layout_problems lib/libprefs.so.1 is not a symlink to libprefs.so.1.0.0;"
-case "$(readlink "$PREFIX/lib/libprefs.so" 2>/dev/null)" in
-    libprefs.so.1 | libprefs.so.1.0.0) ;;
-    *) layout_problems="$layout_problems lib/libprefs.so is not a symlink to libprefs.so.1;" ;;
+[ "$(readlink "$LIBDIR/libprefs.so.$MAJOR" 2>/dev/null)" = "libprefs.so.$VERSION" ] ||
+    layout_problems="$layout_problems $L/libprefs.so.$MAJOR is not a symlink to libprefs.so.$VERSION;"
+case "$(readlink "$LIBDIR/libprefs.so" 2>/dev/null)" in
+    "libprefs.so.$MAJOR" | "libprefs.so.$VERSION") ;;
+    *) layout_problems="$layout_problems $L/libprefs.so is not a symlink to libprefs.so.$MAJOR;" ;;
 esac
 if [ -z "$layout_problems" ]; then
-    pass library/install-layout "lib/libprefs.so -> .so.1 -> .so.1.0.0, include/prefs, lib/pkgconfig"
+    pass library/install-layout "$L/libprefs.so -> .so.$MAJOR -> .so.$VERSION, include/prefs, $L/pkgconfig"
 else
     fail library/install-layout "${layout_problems# }"
 fi
@@ -332,7 +357,7 @@ program_item() {
     local exe="$WORK/${name//\//_}"
     local log="$exe.log"
     if ! "$CC" "${STRICT_TEST[@]}" -pthread -o "$exe" "$src" "${PC[@]}" >"$log" 2>&1; then
-        fail "$name" "does not compile: $CC ${STRICT_TEST[*]} $(basename "$src") \$(pkg-config --cflags --libs prefs)" "$log"
+        fail "$name" "does not compile: $CC ${STRICT_TEST[*]} $(basename "$src") \$(pkg-config --cflags --libs prefs) -Wl,-rpath,$LIBDIR" "$log"
         return 1
     fi
     # Runs in the work directory so that stray files land there.

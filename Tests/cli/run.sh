@@ -16,7 +16,8 @@
 #
 # One line per check, then "N passed, N failed". Exit status: 0 when every
 # check passed, 1 otherwise, 2 on bad usage. VERBOSE=1 prints the full
-# difference of failing checks. CC picks the C compiler (default cc).
+# difference of failing checks. CC picks the C compiler (default cc);
+# CFLAGS and LDFLAGS (default: hardening flags) are added to its compile.
 # GOLDEN_UPDATE=1 rewrites the golden files from this run's output (review
 # the difference before committing it).
 
@@ -49,7 +50,8 @@ export HOME=$WORK/home
 export XDG_CONFIG_HOME=$WORK/config
 export PREFS_SYSTEM_DIR=$WORK/system
 export PREFS_MANAGED_DIR=$WORK/managed
-export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+PKG_CONFIG_PATH=$(for d in "$PREFIX"/lib/pkgconfig "$PREFIX"/lib/*/pkgconfig; do [ -d "$d" ] && printf '%s:' "$d"; done)
+export PKG_CONFIG_PATH=${PKG_CONFIG_PATH%:}
 unset PKG_CONFIG_LIBDIR LD_LIBRARY_PATH LANGUAGE LC_ALL LC_MESSAGES
 export LANG=C
 mkdir -p "$HOME" "$WORK/files"
@@ -537,6 +539,10 @@ expect "global/read -g" 0 $'{\n    gk = global;\n    gk2 = 2;\n    gk3 = 0;\n}' 
 expect "global/absent key names NSGlobalDomain" 1 "" "The domain/default pair of (NSGlobalDomain, nokey) does not exist" -- read -g nokey
 quiet delete -g gk3
 expect "global/delete -g key" 1 "" "*" -- read -g gk3
+# The man page's example, as written there.
+expect "global/prefs(1) example: write -g AppleLocale fr_FR" 0 "" "" -- write -g AppleLocale fr_FR
+expect "global/prefs(1) example: the value is in the global domain" 0 "fr_FR" "" -- read NSGlobalDomain AppleLocale
+quiet delete -g AppleLocale
 
 # ---------------------------------------------------------------------------
 # -currentHost and -host
@@ -622,7 +628,11 @@ export XDG_CONFIG_HOME=$CFG
 # ---------------------------------------------------------------------------
 # The C API reads what prefs wrote, and prefs reads what the C API wrote
 
-if $CC -std=c99 -Wall -Wextra -o "$WORK/capi" "$HERE/capi.c" $(pkg-config --cflags --libs prefs) 2>"$WORK/cc.log"; then
+# As a user of a private prefix builds (README): the .pc has no rpath.
+# shellcheck disable=SC2086
+if $CC ${CFLAGS--O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2} -std=c99 -Wall -Wextra -o "$WORK/capi" "$HERE/capi.c" \
+        $(pkg-config --cflags --libs prefs) -Wl,-rpath,"$(pkg-config --variable=libdir prefs)" \
+        ${LDFLAGS--Wl,-z,relro -Wl,-z,now} 2>"$WORK/cc.log"; then
     pass "capi/test program builds against the installed library"
     X=com.example.capi
     quiet write $X s -string 'from prefs'
