@@ -99,7 +99,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
-        example check conformance-notice version-check abi-check abi-update \
+        example check conformance-notice lint format version-check abi-check abi-update \
         test-swift test-c test-cli test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
@@ -108,7 +108,7 @@ all: build
 # Dependencies: Debian packages the build and the tests need, installed only
 # when missing. The Swift toolchain is not among them: put its bin on PATH.
 
-DEB_BUILD_DEPS := libxml2-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils
+DEB_BUILD_DEPS := libxml2-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format
 
 deps:
 	@missing=""; for p in $(DEB_BUILD_DEPS); do \
@@ -221,7 +221,7 @@ example: deps
 # ---------------------------------------------------------------------------
 # Tests
 
-check: deps conformance-notice version-check abi-check test-swift test-c test-cli \
+check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
        test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
@@ -234,6 +234,20 @@ conformance-notice:
 	    echo '*** tested in this run.                                            ***'; \
 	    echo '**********************************************************************'; \
 	fi
+
+# Formatting: Swift by .swift-format (swift-format, in the toolchain), C by
+# .clang-format (Debian's clang-format). `lint` checks, `format` rewrites.
+SWIFT_SOURCES = $(shell git ls-files '*.swift')
+C_SOURCES     = $(shell git ls-files '*.c' '*.h')
+
+lint:
+	swift-format lint --strict --parallel $(SWIFT_SOURCES)
+	clang-format --dry-run -Werror $(C_SOURCES)
+	@echo "lint: $(words $(SWIFT_SOURCES)) Swift and $(words $(C_SOURCES)) C files formatted as configured"
+
+format:
+	swift-format format -i --parallel $(SWIFT_SOURCES)
+	clang-format -i $(C_SOURCES)
 
 # Every copy of the version number agrees with VERSION.
 version-check:

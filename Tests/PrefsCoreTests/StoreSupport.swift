@@ -166,6 +166,11 @@ func render(_ v: PropertyList?) -> String { v.map { $0.description } ?? "nil" }
 
 let runningAsRoot = getuid() == 0
 
+/// Whether this process runs under AddressSanitizer (its runtime is
+/// loaded). There, freed memory is held in quarantine, so resident size
+/// says nothing about leaks: LeakSanitizer judges them instead.
+let runningUnderAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
+
 /// Expects `body` to throw a `PrefsError` with `code`; returns it.
 @discardableResult
 func expectPrefsError(_ code: PrefsError.Code, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation,
