@@ -11,9 +11,10 @@ import PackageDescription
 // A path dependency's identity is its directory's name.
 let rootPath = Context.environment["PREFS_ROOT"] ?? ".."
 let rootDirectory = rootPath.hasPrefix("/") ? rootPath : Context.packageDirectory + "/" + rootPath
-let rootIdentity = rootDirectory.split(separator: "/").filter { $0 != "." }.reduce(into: [Substring]()) { parts, part in
-    if part == ".." { _ = parts.popLast() } else { parts.append(part) }
-}.last.map(String.init) ?? "main"
+let rootIdentity =
+    rootDirectory.split(separator: "/").filter { $0 != "." }.reduce(into: [Substring]()) { parts, part in
+        if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+    }.last.map(String.init) ?? "main"
 
 let package = Package(
     name: "codec-benchmarks",

@@ -29,7 +29,7 @@ static void report(const char *what, PrefsErrorRef error)
 
 int main(void)
 {
-    static const unsigned char bytes[] = { 0xDE, 0xAD, 0xBE, 0xEF };
+    static const unsigned char bytes[] = {0xDE, 0xAD, 0xBE, 0xEF};
     int status = EXIT_FAILURE;
     PrefsErrorRef error = NULL;
 
@@ -67,7 +67,7 @@ int main(void)
     theme = PrefsStringCreate("dark");
     font_size = PrefsNumberCreateInt64(12);
     {
-        const char *keys[2] = { "theme", "fontSize" };
+        const char *keys[2] = {"theme", "fontSize"};
         PrefsPropertyListRef values[2];
         values[0] = theme;
         values[1] = font_size;
@@ -77,7 +77,7 @@ int main(void)
     /* 4. The top-level dictionary. A NULL value makes the call fail, so
      *    checking the result also checks every Create above. */
     {
-        const char *keys[8] = { "name", "count", "ratio", "enabled", "created", "blob", "colours", "window" };
+        const char *keys[8] = {"name", "count", "ratio", "enabled", "created", "blob", "colours", "window"};
         PrefsPropertyListRef values[8];
         values[0] = name;
         values[1] = count;

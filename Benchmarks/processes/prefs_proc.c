@@ -36,7 +36,8 @@
 static const char *contender = "libprefs";
 
 /* Prints the library's last error and exits. */
-static void die_with_last_error(const char *what) {
+static void die_with_last_error(const char *what)
+{
     PrefsErrorRef e = PrefsCopyLastError();
     char *why = e ? PrefsErrorCopyDescription(e) : NULL;
     fprintf(stderr, "benchmark failed: %s: %s\n", what, why ? why : "(no error recorded)");
@@ -45,36 +46,47 @@ static void die_with_last_error(const char *what) {
     exit(2);
 }
 
-static void set_int(const char *key, int64_t value) {
+static void set_int(const char *key, int64_t value)
+{
     PrefsNumberRef n = PrefsNumberCreateInt64(value);
     PrefsSetAppValue(key, n, APP);
     PrefsRelease(n);
 }
 
-static void synchronize(void) {
-    if (!PrefsAppSynchronize(APP)) die_with_last_error("PrefsAppSynchronize failed");
+static void synchronize(void)
+{
+    if (!PrefsAppSynchronize(APP))
+        die_with_last_error("PrefsAppSynchronize failed");
 }
 
 /* The normal read: PrefsCopyAppValue, as an integer; -1 when absent. */
-static int64_t read_probe(void) {
+static int64_t read_probe(void)
+{
     PrefsPropertyListRef v = PrefsCopyAppValue(PROBE, APP);
     int64_t n = -1;
-    if (v != NULL && PrefsGetType(v) == kPrefsTypeInteger) PrefsNumberGetInt64((PrefsNumberRef)v, &n);
+    if (v != NULL && PrefsGetType(v) == kPrefsTypeInteger)
+        PrefsNumberGetInt64((PrefsNumberRef)v, &n);
     PrefsRelease(v);
     return n;
 }
 
-static double *samples_alloc(long n) {
+static double *samples_alloc(long n)
+{
     double *s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
-    if (s == NULL) proc_die("out of memory");
+    if (s == NULL)
+        proc_die("out of memory");
     return s;
 }
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
 
 /* ---------------------------------------------------------------- 1. lost keys */
 
-static void lost(long rounds, long keys, long proc) {
+static void lost(long rounds, long keys, long proc)
+{
     char key[64], byte = 'r';
     (void)read_probe(); /* loads the domain before the first release */
     proc_write_all(PROC_OUT, &byte, 1);
@@ -89,23 +101,32 @@ static void lost(long rounds, long keys, long proc) {
     }
 }
 
-static void count(long procs, long rounds, long keys, const char *label) {
+static void count(long procs, long rounds, long keys, const char *label)
+{
     long expected = procs * rounds * keys, found = 0, others = 0;
     char *seen = calloc((size_t)expected, 1);
-    if (seen == NULL) proc_die("out of memory");
+    if (seen == NULL)
+        proc_die("out of memory");
     PrefsArrayRef list = PrefsCopyKeyList(APP, kPrefsCurrentUser, kPrefsAnyHost);
-    if (list == NULL) die_with_last_error("PrefsCopyKeyList failed");
+    if (list == NULL)
+        die_with_last_error("PrefsCopyKeyList failed");
     size_t n = PrefsArrayGetCount(list);
     for (size_t j = 0; j < n; j++) {
         PrefsPropertyListRef k = PrefsArrayGetValueAtIndex(list, j);
         long p, r, i;
         int end = 0;
-        if (k == NULL || PrefsGetType(k) != kPrefsTypeString) { others++; continue; }
+        if (k == NULL || PrefsGetType(k) != kPrefsTypeString) {
+            others++;
+            continue;
+        }
         const char *s = PrefsStringGetCString((PrefsStringRef)k);
-        if (sscanf(s, "p%ld-r%ld-k%ld%n", &p, &r, &i, &end) == 3 && s[end] == '\0' &&
-            p >= 0 && p < procs && r >= 0 && r < rounds && i >= 0 && i < keys) {
+        if (sscanf(s, "p%ld-r%ld-k%ld%n", &p, &r, &i, &end) == 3 && s[end] == '\0' && p >= 0 && p < procs &&
+            r >= 0 && r < rounds && i >= 0 && i < keys) {
             long idx = (p * rounds + r) * keys + i;
-            if (!seen[idx]) { seen[idx] = 1; found++; }
+            if (!seen[idx]) {
+                seen[idx] = 1;
+                found++;
+            }
         } else {
             others++;
         }
@@ -117,8 +138,10 @@ static void count(long procs, long rounds, long keys, const char *label) {
     /* Which processes and rounds lost keys, when any did. */
     for (long p = 0; p < procs && found < expected; p++) {
         long missing = 0;
-        for (long x = 0; x < rounds * keys; x++) missing += !seen[p * rounds * keys + x];
-        if (missing) printf(" p%ld:-%ld", p, missing);
+        for (long x = 0; x < rounds * keys; x++)
+            missing += !seen[p * rounds * keys + x];
+        if (missing)
+            printf(" p%ld:-%ld", p, missing);
     }
     printf("\n");
     free(seen);
@@ -126,9 +149,11 @@ static void count(long procs, long rounds, long keys, const char *label) {
 
 /* ---------------------------------------------------------------- 2. set + synchronize */
 
-static void sync1(long iters) {
+static void sync1(long iters)
+{
     PrefsArrayRef list = PrefsCopyKeyList(APP, kPrefsCurrentUser, kPrefsAnyHost);
-    if (list == NULL || PrefsArrayGetCount(list) < 1000) proc_die("the domain does not hold 1,000 keys");
+    if (list == NULL || PrefsArrayGetCount(list) < 1000)
+        proc_die("the domain does not hold 1,000 keys");
     PrefsRelease(list);
     double *s = samples_alloc(iters);
     for (long i = 0; i < iters; i++) {
@@ -143,7 +168,8 @@ static void sync1(long iters) {
 
 /* ---------------------------------------------------------------- 3a. first read */
 
-static void first_writer(long trials) {
+static void first_writer(long trials)
+{
     char byte;
     proc_expect(PROC_IN, &byte, 1); /* the reader has loaded the domain */
     for (long i = 0; i < trials; i++) {
@@ -155,7 +181,8 @@ static void first_writer(long trials) {
     }
 }
 
-static void first_reader(long trials) {
+static void first_reader(long trials)
+{
     char byte = 'r';
     double *hit = samples_alloc(trials);
     (void)read_probe();
@@ -171,7 +198,8 @@ static void first_reader(long trials) {
 
 /* ---------------------------------------------------------------- 3b. polling */
 
-static void poll_writer(long trials) {
+static void poll_writer(long trials)
+{
     char byte;
     for (long i = 0; i < trials; i++) {
         proc_expect(PROC_IN, &byte, 1); /* the reader is polling */
@@ -184,9 +212,11 @@ static void poll_writer(long trials) {
     }
 }
 
-static void poll_reader(long trials, long timeout_ms) {
+static void poll_reader(long trials, long timeout_ms)
+{
     char byte = 'r';
-    double *from_set = samples_alloc(trials), *from_sync = samples_alloc(trials), *polls = samples_alloc(trials);
+    double *from_set = samples_alloc(trials), *from_sync = samples_alloc(trials),
+           *polls = samples_alloc(trials);
     (void)read_probe();
     for (long i = 0; i < trials; i++) {
         proc_write_all(PROC_OUT, &byte, 1);
@@ -196,8 +226,12 @@ static void poll_reader(long trials, long timeout_ms) {
             int64_t v = read_probe();
             int64_t now = proc_now_ns();
             n++;
-            if (v == PROC_PROBE_BASE + i) { seen = now; break; }
-            if (now > deadline) break;
+            if (v == PROC_PROBE_BASE + i) {
+                seen = now;
+                break;
+            }
+            if (now > deadline)
+                break;
         }
         int64_t t[2];
         proc_expect(PROC_IN, t, sizeof t);
@@ -215,7 +249,8 @@ static void poll_reader(long trials, long timeout_ms) {
 
 /* ---------------------------------------------------------------- 4. observers */
 
-static void obs_writer(long trials, long timeout_ms) {
+static void obs_writer(long trials, long timeout_ms)
+{
     proc_message m;
     long stale = 0;
     double *from_set = samples_alloc(trials), *from_sync = samples_alloc(trials);
@@ -228,9 +263,13 @@ static void obs_writer(long trials, long timeout_ms) {
         for (;;) {
             int64_t left = (deadline - proc_now_ns()) / 1000000;
             struct pollfd p = {PROC_IN, POLLIN, 0};
-            if (left < 0 || poll(&p, 1, (int)left + 1) == 0) break;
+            if (left < 0 || poll(&p, 1, (int)left + 1) == 0)
+                break;
             proc_expect(PROC_IN, &m, sizeof m);
-            if (m.value == PROC_PROBE_BASE + i) { got = m.time_ns; break; }
+            if (m.value == PROC_PROBE_BASE + i) {
+                got = m.time_ns;
+                break;
+            }
             stale++; /* a late call of an earlier trial, or a value not yet new */
         }
         from_set[i] = got < 0 ? NAN : ms(got - t_set);
@@ -245,7 +284,8 @@ static void obs_writer(long trials, long timeout_ms) {
 }
 
 /* On the library's thread: when, and the value a read now returns. */
-static void observed(const char *applicationID, const char *key, void *context) {
+static void observed(const char *applicationID, const char *key, void *context)
+{
     proc_message m;
     (void)applicationID;
     (void)key;
@@ -254,23 +294,29 @@ static void observed(const char *applicationID, const char *key, void *context) 
     m.value = read_probe();
     /* One 16-byte write to a pipe is atomic. It fails only when the writer
      * is already gone (SIGPIPE is ignored): a late call, not an error. */
-    if (write(PROC_OUT, &m, sizeof m) < 0) return;
+    if (write(PROC_OUT, &m, sizeof m) < 0)
+        return;
 }
 
-static void obs_reader(void) {
+static void obs_reader(void)
+{
     char byte;
     signal(SIGPIPE, SIG_IGN);
     PrefsObserverRef o = PrefsAddObserver(APP, PROBE, observed, NULL);
-    if (o == NULL) die_with_last_error("PrefsAddObserver failed");
+    if (o == NULL)
+        die_with_last_error("PrefsAddObserver failed");
     proc_message ready = {-1, proc_now_ns()};
     (void)read_probe();
     proc_write_all(PROC_OUT, &ready, sizeof ready);
-    while (proc_read_all(PROC_IN, &byte, 1)) {} /* until the writer is done */
+    while (proc_read_all(PROC_IN, &byte, 1)) {
+    } /* until the writer is done */
     PrefsRemoveObserver(o);
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) proc_die("usage: prefs_proc ROLE ARGS (see the source)");
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        proc_die("usage: prefs_proc ROLE ARGS (see the source)");
     const char *role = argv[1];
     if (strcmp(role, "lost") == 0) {
         lost(proc_arg(argc, argv, 2, 20), proc_arg(argc, argv, 3, 50), proc_arg(argc, argv, 4, 0));

@@ -28,58 +28,73 @@
 
 /* CLOCK_MONOTONIC is one clock for the whole system, so timestamps taken
  * in different processes can be subtracted. */
-static inline int64_t proc_now_ns(void) {
+static inline int64_t proc_now_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static inline void proc_die(const char *what) {
+static inline void proc_die(const char *what)
+{
     fprintf(stderr, "benchmark failed: %s\n", what);
     exit(2);
 }
 
-static inline long proc_arg(int argc, char **argv, int index, long fallback) {
+static inline long proc_arg(int argc, char **argv, int index, long fallback)
+{
     return argc > index ? strtol(argv[index], NULL, 10) : fallback;
 }
 
 /* Reads exactly n bytes; false at end of file (the other side is gone). */
-static inline int proc_read_all(int fd, void *buf, size_t n) {
+static inline int proc_read_all(int fd, void *buf, size_t n)
+{
     char *p = buf;
     while (n > 0) {
         ssize_t got = read(fd, p, n);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) proc_die("read from a pipe failed");
-        if (got == 0) return 0;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            proc_die("read from a pipe failed");
+        if (got == 0)
+            return 0;
         p += got;
         n -= (size_t)got;
     }
     return 1;
 }
 
-static inline void proc_write_all(int fd, const void *buf, size_t n) {
+static inline void proc_write_all(int fd, const void *buf, size_t n)
+{
     const char *p = buf;
     while (n > 0) {
         ssize_t put = write(fd, p, n);
-        if (put < 0 && errno == EINTR) continue;
-        if (put < 0) proc_die("write to a pipe failed");
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put < 0)
+            proc_die("write to a pipe failed");
         p += put;
         n -= (size_t)put;
     }
 }
 
 /* Reads exactly n bytes or dies: used where the other side must answer. */
-static inline void proc_expect(int fd, void *buf, size_t n) {
-    if (!proc_read_all(fd, buf, n)) proc_die("the other process closed its pipe");
+static inline void proc_expect(int fd, void *buf, size_t n)
+{
+    if (!proc_read_all(fd, buf, n))
+        proc_die("the other process closed its pipe");
 }
 
 /* One R line; samples printed with %g (milliseconds, counts, 0/1), NAN as x. */
 static inline void proc_report(const char *name, const char *contender, const char *unit,
-                               const double *samples, long count) {
+                               const double *samples, long count)
+{
     printf("R %s %s %s %ld", name, contender, unit, count);
     for (long i = 0; i < count; i++) {
-        if (isnan(samples[i])) printf(" x");
-        else printf(" %.6g", samples[i]);
+        if (isnan(samples[i]))
+            printf(" x");
+        else
+            printf(" %.6g", samples[i]);
     }
     printf("\n");
     fflush(stdout);

@@ -18,38 +18,45 @@
 #include <string.h>
 #include <time.h>
 
-static inline double bench_now_ns(void) {
+static inline double bench_now_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 /* CPU time of the calling thread: the time it was not waiting for a core. */
-static inline double bench_cpu_ns(void) {
+static inline double bench_cpu_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static inline void bench_die(const char *what) {
+static inline void bench_die(const char *what)
+{
     fprintf(stderr, "benchmark setup failed: %s\n", what);
     exit(2);
 }
 
-static inline long bench_arg(int argc, char **argv, int index, long fallback) {
+static inline long bench_arg(int argc, char **argv, int index, long fallback)
+{
     return argc > index ? strtol(argv[index], NULL, 10) : fallback;
 }
 
-static inline void bench_report(const char *name, const char *contender, const char *unit,
-                                long iterations, const double *samples, int count) {
+static inline void bench_report(const char *name, const char *contender, const char *unit, long iterations,
+                                const double *samples, int count)
+{
     printf("R %s %s %s %ld", name, contender, unit, iterations);
-    for (int i = 0; i < count; i++) printf(" %.6g", samples[i]);
+    for (int i = 0; i < count; i++)
+        printf(" %.6g", samples[i]);
     printf("\n");
     fflush(stdout);
 }
 
 static inline void bench_report_pair(const char *name, const char *contender, long iterations,
-                                     const double *wall, const double *cpu, int count) {
+                                     const double *wall, const double *cpu, int count)
+{
     char cpu_name[64];
     snprintf(cpu_name, sizeof cpu_name, "%s-cpu", name);
     bench_report(name, contender, "ns/op", iterations, wall, count);

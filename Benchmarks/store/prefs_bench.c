@@ -17,18 +17,23 @@
 #define APP "com.example.bench"
 static const char *contender = "libprefs";
 
-static void expect_string(const char *key, const char *expected) {
+static void expect_string(const char *key, const char *expected)
+{
     PrefsPropertyListRef v = PrefsCopyAppValue(key, APP);
     if (expected == NULL) {
-        if (v != NULL) bench_die("a key defined nowhere has a value");
+        if (v != NULL)
+            bench_die("a key defined nowhere has a value");
         return;
     }
-    if (v == NULL || PrefsGetType(v) != kPrefsTypeString) bench_die("the key has no string value");
-    if (strcmp(PrefsStringGetCString((PrefsStringRef)v), expected) != 0) bench_die("the key has the wrong value");
+    if (v == NULL || PrefsGetType(v) != kPrefsTypeString)
+        bench_die("the key has no string value");
+    if (strcmp(PrefsStringGetCString((PrefsStringRef)v), expected) != 0)
+        bench_die("the key has the wrong value");
     PrefsRelease(v);
 }
 
-static void register_defaults(void) {
+static void register_defaults(void)
+{
     const char *keys[] = {"RegisteredOnly"};
     PrefsStringRef value = PrefsStringCreate("Registered value");
     PrefsPropertyListRef values[] = {value};
@@ -38,7 +43,8 @@ static void register_defaults(void) {
     PrefsRelease(value);
 }
 
-static void reads(const char *name, const char *key, const char *expected, int runs, long iters) {
+static void reads(const char *name, const char *key, const char *expected, int runs, long iters)
+{
     double wall[BENCH_MAX_SAMPLES], cpu[BENCH_MAX_SAMPLES];
     expect_string(key, expected); /* loads every domain of the search list */
     for (int r = 0; r < runs; r++) {
@@ -53,10 +59,12 @@ static void reads(const char *name, const char *key, const char *expected, int r
     bench_report_pair(name, contender, iters, wall, cpu, runs);
 }
 
-static void sets(int runs, long iters) {
+static void sets(int runs, long iters)
+{
     double wall[BENCH_MAX_SAMPLES], cpu[BENCH_MAX_SAMPLES];
     PrefsPropertyListRef v = PrefsCopyAppValue("FontSize", APP);
-    if (v == NULL) bench_die("FontSize is not in the domain");
+    if (v == NULL)
+        bench_die("FontSize is not in the domain");
     PrefsRelease(v);
     for (int r = 0; r < runs; r++) {
         double t0 = bench_now_ns(), c0 = bench_cpu_ns();
@@ -71,24 +79,29 @@ static void sets(int runs, long iters) {
     bench_report_pair("set", contender, iters, wall, cpu, runs);
 }
 
-static char **make_keys(long n) {
+static char **make_keys(long n)
+{
     char **keys = malloc(sizeof *keys * (size_t)n);
-    if (keys == NULL) bench_die("out of memory");
+    if (keys == NULL)
+        bench_die("out of memory");
     for (long i = 0; i < n; i++) {
         keys[i] = malloc(24);
-        if (keys[i] == NULL) bench_die("out of memory");
+        if (keys[i] == NULL)
+            bench_die("out of memory");
         snprintf(keys[i], 24, "new%05ld", i);
     }
     return keys;
 }
 
-static void set_new(const char *key, long i) {
+static void set_new(const char *key, long i)
+{
     PrefsNumberRef n = PrefsNumberCreateInt64(i);
     PrefsSetAppValue(key, n, APP);
     PrefsRelease(n);
 }
 
-static int domain_file_exists(void) {
+static int domain_file_exists(void)
+{
     const char *dir = getenv("XDG_CONFIG_HOME");
     char path[4096];
     struct stat st;
@@ -96,14 +109,17 @@ static int domain_file_exists(void) {
     return stat(path, &st) == 0;
 }
 
-static void bulk(long n) {
+static void bulk(long n)
+{
     char **keys = make_keys(n);
     expect_string("MissingKey", NULL); /* loads the (empty) domain */
     double t0 = bench_now_ns();
-    for (long i = 0; i < n; i++) set_new(keys[i], i);
+    for (long i = 0; i < n; i++)
+        set_new(keys[i], i);
     double t1 = bench_now_ns();
     int written_early = domain_file_exists();
-    if (!PrefsAppSynchronize(APP)) bench_die("PrefsAppSynchronize failed");
+    if (!PrefsAppSynchronize(APP))
+        bench_die("PrefsAppSynchronize failed");
     double t2 = bench_now_ns();
     double sets_ms = (t1 - t0) / 1e6, sync_ms = (t2 - t1) / 1e6, total_ms = (t2 - t0) / 1e6;
     bench_report("bulk-sets", contender, "ms", n, &sets_ms, 1);
@@ -112,16 +128,19 @@ static void bulk(long n) {
     printf("N bulk %s written-before-synchronize=%s\n", contender, written_early ? "yes" : "no");
 }
 
-static void growth(void) {
+static void growth(void)
+{
     long last = bench_growth_points[BENCH_GROWTH_POINTS - 1] + BENCH_GROWTH_WINDOW;
     char **keys = make_keys(last);
     expect_string("MissingKey", NULL);
     long i = 0;
     double start = bench_now_ns();
     for (int p = 0; p < BENCH_GROWTH_POINTS; p++) {
-        for (; i < bench_growth_points[p]; i++) set_new(keys[i], i);
+        for (; i < bench_growth_points[p]; i++)
+            set_new(keys[i], i);
         double t0 = bench_now_ns(), c0 = bench_cpu_ns();
-        for (long j = 0; j < BENCH_GROWTH_WINDOW; j++, i++) set_new(keys[i], i);
+        for (long j = 0; j < BENCH_GROWTH_WINDOW; j++, i++)
+            set_new(keys[i], i);
         double cpu_us = (bench_cpu_ns() - c0) / 1e3 / BENCH_GROWTH_WINDOW;
         double wall_us = (bench_now_ns() - t0) / 1e3 / BENCH_GROWTH_WINDOW;
         char name[32];
@@ -136,41 +155,50 @@ static void growth(void) {
     PrefsAppSynchronize(APP);
 }
 
-static void sync1(int runs) {
+static void sync1(int runs)
+{
     double samples[BENCH_MAX_SAMPLES];
     bool valid = false;
     PrefsArrayRef keys = PrefsCopyKeyList(APP, kPrefsCurrentUser, kPrefsAnyHost);
-    if (keys == NULL || PrefsArrayGetCount(keys) < 1000) bench_die("the domain does not hold 1,000 keys");
+    if (keys == NULL || PrefsArrayGetCount(keys) < 1000)
+        bench_die("the domain does not hold 1,000 keys");
     PrefsRelease(keys);
     PrefsGetAppIntegerValue("FontSize", APP, &valid);
-    if (!valid) bench_die("FontSize is not in the domain");
+    if (!valid)
+        bench_die("FontSize is not in the domain");
     for (int r = 0; r < runs; r++) {
         PrefsNumberRef n = PrefsNumberCreateInt64(100 + r);
         PrefsSetAppValue("FontSize", n, APP);
         PrefsRelease(n);
         double t0 = bench_now_ns();
-        if (!PrefsAppSynchronize(APP)) bench_die("PrefsAppSynchronize failed");
+        if (!PrefsAppSynchronize(APP))
+            bench_die("PrefsAppSynchronize failed");
         samples[r] = (bench_now_ns() - t0) / 1e6;
     }
     bench_report("sync1", contender, "ms", 1, samples, runs);
 }
 
-static void loop(long n) {
+static void loop(long n)
+{
     long found = 0;
     for (long i = 0; i < n; i++) {
         PrefsPropertyListRef v = PrefsCopyAppValue("FontName", APP);
         found += v != NULL;
         PrefsRelease(v);
     }
-    if (found != n) bench_die("a read missed");
+    if (found != n)
+        bench_die("a read missed");
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) bench_die("usage: prefs_bench CASE ARGS");
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        bench_die("usage: prefs_bench CASE ARGS");
     const char *mode = argv[1];
     int runs = (int)bench_arg(argc, argv, 2, 15);
     long iters = bench_arg(argc, argv, 3, 1000000);
-    if (runs > BENCH_MAX_SAMPLES) runs = BENCH_MAX_SAMPLES;
+    if (runs > BENCH_MAX_SAMPLES)
+        runs = BENCH_MAX_SAMPLES;
     if (strcmp(mode, "hit") == 0) {
         reads("hit", "FontName", "Helvetica Neue", runs, iters);
     } else if (strcmp(mode, "registered") == 0) {

@@ -1,2 +1,5 @@
 /* startup_empty.c: the floor, a C process that does nothing. */
-int main(void) { return 0; }
+int main(void)
+{
+    return 0;
+}

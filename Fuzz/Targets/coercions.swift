@@ -1,4 +1,5 @@
 import CPrefs
+
 @testable import PrefsCore
 
 /// The typed getters' coercions (`Coercion.boolean`, `Coercion.integer`)

@@ -7,11 +7,13 @@
 
 _Static_assert(sizeof(uint64_t) == 8, "64-bit counters");
 
-static inline uint64_t prefs_atomic_load(const uint64_t *p) {
+static inline uint64_t prefs_atomic_load(const uint64_t *p)
+{
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-static inline uint64_t prefs_atomic_increment(uint64_t *p) {
+static inline uint64_t prefs_atomic_increment(uint64_t *p)
+{
     return __atomic_add_fetch(p, 1, __ATOMIC_ACQ_REL);
 }
 

@@ -8,7 +8,8 @@
 /* Whether the kernel started this program with privileges its caller lacks
  * (setuid, setgid, file capabilities): AT_SECURE, the test secure_getenv
  * makes. The environment then belongs to the caller. */
-static inline int prefs_process_is_secure(void) {
+static inline int prefs_process_is_secure(void)
+{
     return getauxval(AT_SECURE) != 0;
 }
 

@@ -20,24 +20,36 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
 
-static inline void prefs_xml_free(void *p) { xmlFree(p); }
+static inline void prefs_xml_free(void *p)
+{
+    xmlFree(p);
+}
 
 /* libxml2 reports some errors (encoding conversion, I/O) through its
  * per-thread "generic" error function, which prints to stderr by default.
  * A library must not write to its host's stderr, nor keep the host's own
  * handler from working: these swap in a silent handler for one parse and
  * put the previous one back. The function is variadic, hence C. */
-static void prefs_xml_silent(void *ctx, const char *msg, ...) { (void)ctx; (void)msg; }
+static void prefs_xml_silent(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
 
-typedef struct { xmlGenericErrorFunc func; void *context; } prefs_xml_error_state;
+typedef struct {
+    xmlGenericErrorFunc func;
+    void *context;
+} prefs_xml_error_state;
 
-static inline prefs_xml_error_state prefs_xml_silence(void) {
-    prefs_xml_error_state previous = { xmlGenericError, xmlGenericErrorContext };
+static inline prefs_xml_error_state prefs_xml_silence(void)
+{
+    prefs_xml_error_state previous = {xmlGenericError, xmlGenericErrorContext};
     xmlSetGenericErrorFunc(NULL, prefs_xml_silent);
     return previous;
 }
 
-static inline void prefs_xml_restore(prefs_xml_error_state previous) {
+static inline void prefs_xml_restore(prefs_xml_error_state previous)
+{
     xmlSetGenericErrorFunc(previous.context, previous.func);
 }
 

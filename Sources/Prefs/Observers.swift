@@ -1,6 +1,6 @@
 import CPrefs
-import PrefsCore
 import Glibc
+import PrefsCore
 
 // The "Observers" section of Prefs.h.
 
@@ -16,7 +16,9 @@ private struct Context: @unchecked Sendable {
 }
 
 @c @implementation
-public func PrefsAddObserver(_ applicationID: UnsafePointer<CChar>, _ key: UnsafePointer<CChar>?, _ callback: PrefsObserverCallback?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
+public func PrefsAddObserver(
+    _ applicationID: UnsafePointer<CChar>, _ key: UnsafePointer<CChar>?, _ callback: PrefsObserverCallback?, _ context: UnsafeMutableRawPointer?
+) -> OpaquePointer? {
     let gate = FirstUseGate(.PrefsAddObserver)
     defer { gate.leave() }
     guard let callback else { refuse("PrefsAddObserver: NULL callback"); return nil }

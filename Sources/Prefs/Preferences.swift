@@ -184,12 +184,15 @@ public func PrefsAppSynchronize(_ applicationID: UnsafePointer<CChar>) -> Bool {
     let gate = FirstUseGate(.PrefsAppSynchronize)
     defer { gate.leave() }
     guard let app = application(applicationID) else { return false }
-    return synchronized({ () throws(PrefsError) in try store.synchronize(application: app) },
-                        problems: { (try? store.problems(application: app)) ?? [] })
+    return synchronized(
+        { () throws(PrefsError) in try store.synchronize(application: app) },
+        problems: { (try? store.problems(application: app)) ?? [] })
 }
 
 @c @implementation
-public func PrefsGetAppBooleanValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Bool {
+public func PrefsGetAppBooleanValue(
+    _ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?
+) -> Bool {
     let gate = FirstUseGate(.PrefsGetAppBooleanValue)
     defer { gate.leave() }
     let v = PrefsCopyAppValue(key, applicationID)
@@ -200,7 +203,9 @@ public func PrefsGetAppBooleanValue(_ key: UnsafePointer<CChar>, _ applicationID
 }
 
 @c @implementation
-public func PrefsGetAppIntegerValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?) -> Int64 {
+public func PrefsGetAppIntegerValue(
+    _ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ keyExistsAndHasValidFormat: UnsafeMutablePointer<Bool>?
+) -> Int64 {
     let gate = FirstUseGate(.PrefsGetAppIntegerValue)
     defer { gate.leave() }
     let v = PrefsCopyAppValue(key, applicationID)
@@ -245,7 +250,9 @@ public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> Opa
 // MARK: One domain
 
 @c @implementation
-public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+public func PrefsCopyValue(
+    _ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>
+) -> UnsafeRawPointer? {
     let gate = FirstUseGate(.PrefsCopyValue)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName), let k = utf8Argument(key, "the key") else { return nil }
@@ -255,7 +262,10 @@ public func PrefsCopyValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafeP
 }
 
 @c @implementation
-public func PrefsSetValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
+public func PrefsSetValue(
+    _ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>,
+    _ hostName: UnsafePointer<CChar>
+) {
     let gate = FirstUseGate(.PrefsSetValue)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName), let k = utf8Argument(key, "the key") else { return }
@@ -263,7 +273,9 @@ public func PrefsSetValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer
 }
 
 @c @implementation
-public func PrefsCopyMultiple(_ keysToFetch: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> OpaquePointer? {
+public func PrefsCopyMultiple(
+    _ keysToFetch: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>
+) -> OpaquePointer? {
     let gate = FirstUseGate(.PrefsCopyMultiple)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return nil }
@@ -274,7 +286,10 @@ public func PrefsCopyMultiple(_ keysToFetch: OpaquePointer?, _ applicationID: Un
 }
 
 @c @implementation
-public func PrefsSetMultiple(_ keysToSet: OpaquePointer?, _ keysToRemove: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) {
+public func PrefsSetMultiple(
+    _ keysToSet: OpaquePointer?, _ keysToRemove: OpaquePointer?, _ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>,
+    _ hostName: UnsafePointer<CChar>
+) {
     let gate = FirstUseGate(.PrefsSetMultiple)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return }
@@ -293,8 +308,9 @@ public func PrefsSynchronize(_ applicationID: UnsafePointer<CChar>, _ userName: 
     let gate = FirstUseGate(.PrefsSynchronize)
     defer { gate.leave() }
     guard let id = domainID(applicationID, userName, hostName) else { return false }
-    return synchronized({ () throws(PrefsError) in try store.synchronize(id) },
-                        problems: { [(try? store.problem(in: id)) ?? nil].compactMap { $0 } })
+    return synchronized(
+        { () throws(PrefsError) in try store.synchronize(id) },
+        problems: { [(try? store.problem(in: id)) ?? nil].compactMap { $0 } })
 }
 
 @c @implementation
@@ -328,7 +344,9 @@ public func PrefsRegisterDefaults(_ defaults: OpaquePointer, _ applicationID: Un
 }
 
 @c @implementation
-public func PrefsRegisterDefaultsFromFile(_ path: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ outError: UnsafeMutablePointer<OpaquePointer?>?) -> Bool {
+public func PrefsRegisterDefaultsFromFile(
+    _ path: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ outError: UnsafeMutablePointer<OpaquePointer?>?
+) -> Bool {
     let gate = FirstUseGate(.PrefsRegisterDefaultsFromFile)
     defer { gate.leave() }
     guard let app = application(applicationID) else {

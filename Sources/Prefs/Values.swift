@@ -296,7 +296,10 @@ private func checkedContainer(_ v: PropertyList, _ name: String) -> OpaquePointe
         return nil
     }
     guard v.minimumXMLSize <= PropertyList.maxDocumentSize else {
-        failed(PrefsError(.unrepresentable, "\(name): the value would be larger than \(PropertyList.maxDocumentSize) bytes as XML (shared elements count each time they occur)"))
+        failed(
+            PrefsError(
+                .unrepresentable,
+                "\(name): the value would be larger than \(PropertyList.maxDocumentSize) bytes as XML (shared elements count each time they occur)"))
         return nil
     }
     succeeded()

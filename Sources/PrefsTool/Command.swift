@@ -235,7 +235,7 @@ enum Command {
             throw .unusable("\(shown) holds \(article(parsed.kind)), not a dictionary")
         }
         let target = try Target.resolve(args.first!, host: host)
-        _ = try target.values() // refuses a domain file that does not parse
+        _ = try target.values()  // refuses a domain file that does not parse
         try target.apply(entries.keys.sorted().map { ($0.string, entries[$0]!) })
     }
 

@@ -20,8 +20,9 @@ struct Target {
     /// plist file, or an application ID, for the current user and `host`.
     static func resolve(_ word: String, host: HostChoice) throws(Failure) -> Target {
         if globalNames.contains(word) {
-            return Target(store: .shared, id: DomainID(application: globalDomainName, user: .current, host: host.domainHost),
-                          name: globalDomainName)
+            return Target(
+                store: .shared, id: DomainID(application: globalDomainName, user: .current, host: host.domainHost),
+                name: globalDomainName)
         }
         if word.hasPrefix("/") {
             if host.given {
@@ -63,10 +64,11 @@ struct Target {
         // Locations.path(of:) joins "<directory>/<name>.plist": a file in
         // the root directory takes an empty directory.
         let directory = dir == "/" ? "" : dir
-        let locations = Locations(userDirectory: directory, systemDirectory: directory,
-                                  managedDirectory: "/dev/null", hostID: "localhost", userName: "",
-                                  runtimeDirectory: Locations.fromEnvironment().runtimeDirectory,
-                                  createsFilesBesideDomains: false)
+        let locations = Locations(
+            userDirectory: directory, systemDirectory: directory,
+            managedDirectory: "/dev/null", hostID: "localhost", userName: "",
+            runtimeDirectory: Locations.fromEnvironment().runtimeDirectory,
+            createsFilesBesideDomains: false)
         let store = PreferencesStore(locations: locations, arguments: [])
         return Target(store: store, id: DomainID(application: name, user: .current, host: .any), name: path, isFile: true)
     }

@@ -1,44 +1,44 @@
 let usage = """
-usage: prefs [-currentHost | -host <hostname>] <command>
+    usage: prefs [-currentHost | -host <hostname>] <command>
 
-commands:
-  read                             every domain of the user, as one dictionary
-  read <domain>                    the domain, as an old-style property list
-  read <domain> <key>              one value
-  read-type <domain> <key>         the type of one value
-  write <domain> '<dictionary>'    replace the whole domain with a dictionary
-  write <domain> <key> <value>     set one value (value forms below)
-  rename <domain> <old_key> <new_key>
-                                   move a value to a new key
-  delete <domain>                  remove every key of the domain
-  delete <domain> <key>            remove one key
-  import <domain> <path> | -       set every key of a plist dictionary file (- : stdin)
-  export <domain> <path> | -       write the domain as an XML property list (- : stdout)
-  domains                          the user's domain names, comma-separated
-  find <word>                      keys and string values containing <word> (any case)
-  watch <domain> [<key>]           print each change until interrupted
-  help                             this text
+    commands:
+      read                             every domain of the user, as one dictionary
+      read <domain>                    the domain, as an old-style property list
+      read <domain> <key>              one value
+      read-type <domain> <key>         the type of one value
+      write <domain> '<dictionary>'    replace the whole domain with a dictionary
+      write <domain> <key> <value>     set one value (value forms below)
+      rename <domain> <old_key> <new_key>
+                                       move a value to a new key
+      delete <domain>                  remove every key of the domain
+      delete <domain> <key>            remove one key
+      import <domain> <path> | -       set every key of a plist dictionary file (- : stdin)
+      export <domain> <path> | -       write the domain as an XML property list (- : stdout)
+      domains                          the user's domain names, comma-separated
+      find <word>                      keys and string values containing <word> (any case)
+      watch <domain> [<key>]           print each change until interrupted
+      help                             this text
 
-<domain>: an application ID (com.example.app); -g, -globalDomain or
-  NSGlobalDomain for the global domain; or an absolute path to a plist file
-  (with or without .plist).
--currentHost: the current-host (ByHost) domain; -host <hostname>: the same,
-  for this machine's host id or host name only.
+    <domain>: an application ID (com.example.app); -g, -globalDomain or
+      NSGlobalDomain for the global domain; or an absolute path to a plist file
+      (with or without .plist).
+    -currentHost: the current-host (ByHost) domain; -host <hostname>: the same,
+      for this machine's host id or host name only.
 
-<value>:
-  <text>                           old-style plist text when it starts with ( { < " or ',
-                                   e.g. '(a, b)', '{k = v;}', '<0102>'; otherwise a string
-  -string <text>                   a string
-  -data <hex>                      bytes, an even number of hex digits
-  -int <n> | -integer <n>          a 64-bit integer (decimal or 0x hex)
-  -float <x>                       a real number
-  -bool <b> | -boolean <b>         TRUE, FALSE, YES or NO, in any case
-  -date <d>                        2026-01-02T03:04:05Z or '2026-01-02 03:04:05 +0000'
-  -array <item>...                 an array (each item may carry one of the flags above)
-  -array-add <item>...             append to the array (made when absent)
-  -dict <key> <item>...            a dictionary
-  -dict-add <key> <item>...        add to the dictionary (made when absent)
+    <value>:
+      <text>                           old-style plist text when it starts with ( { < " or ',
+                                       e.g. '(a, b)', '{k = v;}', '<0102>'; otherwise a string
+      -string <text>                   a string
+      -data <hex>                      bytes, an even number of hex digits
+      -int <n> | -integer <n>          a 64-bit integer (decimal or 0x hex)
+      -float <x>                       a real number
+      -bool <b> | -boolean <b>         TRUE, FALSE, YES or NO, in any case
+      -date <d>                        2026-01-02T03:04:05Z or '2026-01-02 03:04:05 +0000'
+      -array <item>...                 an array (each item may carry one of the flags above)
+      -array-add <item>...             append to the array (made when absent)
+      -dict <key> <item>...            a dictionary
+      -dict-add <key> <item>...        add to the dictionary (made when absent)
 
-Exit status: 0 success, 1 absent or refused, 64 usage error.
+    Exit status: 0 success, 1 absent or refused, 64 usage error.
 
-"""
+    """

@@ -156,7 +156,8 @@ enum ValueGrammar {
         let u = Array(text.utf8)
         if u.count != 25 { return withBytes(text, ScalarText.parseISODate).map { .date($0) } }
         guard u[10] == 0x20, u[19] == 0x20, u[20] == UInt8(ascii: "+") || u[20] == UInt8(ascii: "-"),
-              u[21...24].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            u[21...24].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
         let digit = { (i: Int) in Int(u[i] - UInt8(ascii: "0")) }
         let hours = digit(21) * 10 + digit(22), minutes = digit(23) * 10 + digit(24)
         guard hours <= 23, minutes <= 59 else { return nil }

@@ -81,7 +81,7 @@ enum Watch {
         do throws(PrefsError) {
             _ = try target.store.addObserver(application: target.id.application, key: key) { _, _ in
                 var byte: UInt8 = 1
-                _ = Glibc.write(writeEnd, &byte, 1) // a full pipe already means "look"
+                _ = Glibc.write(writeEnd, &byte, 1)  // a full pipe already means "look"
             }
         } catch {
             close(fds[0])

@@ -55,15 +55,15 @@ static inline int check_record(int ok, const char *file, int line, const char *e
 
 #define CHECK(cond) check_record((cond) ? 1 : 0, __FILE__, __LINE__, #cond)
 
-#define CHECKF(cond, ...)                                                   \
-    do {                                                                    \
-        if (!check_record((cond) ? 1 : 0, __FILE__, __LINE__, #cond)) {     \
-            fprintf(stderr, "    ");                                        \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fprintf(stderr, "\n");                                          \
-            fflush(stderr);                                                 \
-        }                                                                   \
-    } while (0)
+#define CHECKF(cond, ...)                                           \
+  do {                                                              \
+    if (!check_record((cond) ? 1 : 0, __FILE__, __LINE__, #cond)) { \
+      fprintf(stderr, "    ");                                      \
+      fprintf(stderr, __VA_ARGS__);                                 \
+      fprintf(stderr, "\n");                                        \
+      fflush(stderr);                                               \
+    }                                                               \
+  } while (0)
 
 /* The number of failed checks so far. */
 static inline unsigned long check_failures(void)

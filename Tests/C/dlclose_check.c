@@ -56,12 +56,30 @@ int main(int argc, char **argv)
     }
     /* Through a union: ISO C has no conversion from void * to a function pointer. */
     {
-        union { void *p; number_create_fn f; } a;
-        union { void *p; set_app_value_fn f; } b;
-        union { void *p; copy_app_value_fn f; } c;
-        union { void *p; add_observer_fn f; } d;
-        union { void *p; release_fn f; } e;
-        union { void *p; remove_observer_fn f; } g;
+        union {
+            void *p;
+            number_create_fn f;
+        } a;
+        union {
+            void *p;
+            set_app_value_fn f;
+        } b;
+        union {
+            void *p;
+            copy_app_value_fn f;
+        } c;
+        union {
+            void *p;
+            add_observer_fn f;
+        } d;
+        union {
+            void *p;
+            release_fn f;
+        } e;
+        union {
+            void *p;
+            remove_observer_fn f;
+        } g;
         a.p = dlsym(lib, "PrefsNumberCreateInt64");
         b.p = dlsym(lib, "PrefsSetAppValue");
         c.p = dlsym(lib, "PrefsCopyAppValue");

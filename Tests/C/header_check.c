@@ -17,7 +17,7 @@ int main(void)
     PrefsStringRef s = PrefsStringCreate("header check");
     PrefsNumberRef n = PrefsNumberCreateInt64(42);
     PrefsPropertyListRef values[2];
-    const char *keys[2] = { "s", "n" };
+    const char *keys[2] = {"s", "n"};
     PrefsDictionaryRef d;
     PrefsArrayRef a;
     PrefsErrorRef error = NULL;
@@ -39,8 +39,8 @@ int main(void)
 #else
     const char *language = "C";
 #endif
-    printf("%s: Prefs.h %s, library %d: %s\n",
-           language, PREFS_VERSION_STRING, PrefsGetVersionNumber(), ok ? "ok" : "FAILED");
+    printf("%s: Prefs.h %s, library %d: %s\n", language, PREFS_VERSION_STRING, PrefsGetVersionNumber(),
+           ok ? "ok" : "FAILED");
     PrefsRelease(xml);
     PrefsRelease(error);
     PrefsRelease(d);

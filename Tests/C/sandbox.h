@@ -116,7 +116,8 @@ static inline int sandbox_init(const char *name)
     sandbox_fmt(sb->runtime, sizeof sb->runtime, "%s/runtime", sb->root);
     sandbox_fmt(home, sizeof home, "%s/home", sb->root);
     if (!CHECK(sandbox_mkdirs(sb->config) == 0 && sandbox_mkdirs(sb->system) == 0 &&
-               sandbox_mkdirs(sb->managed) == 0 && sandbox_mkdirs(sb->runtime) == 0 && sandbox_mkdirs(home) == 0))
+               sandbox_mkdirs(sb->managed) == 0 && sandbox_mkdirs(sb->runtime) == 0 &&
+               sandbox_mkdirs(home) == 0))
         return -1;
     setenv("XDG_RUNTIME_DIR", sb->runtime, 1);
     setenv("XDG_CONFIG_HOME", sb->config, 1);
@@ -191,7 +192,8 @@ static inline char *sandbox_domain_path(char *out, size_t size, const char *app,
     struct sandbox *sb = sandbox();
     const char *base = anyUser ? sb->system : sb->config;
     const char *name = strcmp(app, "NSGlobalDomain") == 0 || strcmp(app, kPrefsAnyApplication) == 0
-                           ? ".GlobalPreferences" : app;
+                           ? ".GlobalPreferences"
+                           : app;
     if (currentHost)
         return sandbox_fmt(out, size, "%s/ByHost/%s.%s.plist", base, name, sb->host);
     return sandbox_fmt(out, size, "%s/%s.plist", base, name);
@@ -362,7 +364,8 @@ static inline const char *sandbox_describe(PrefsPropertyListRef v)
 }
 
 /* Sets key = "text" in one domain. */
-static inline void sandbox_set_string(const char *key, const char *text, const char *app, const char *user, const char *host)
+static inline void sandbox_set_string(const char *key, const char *text, const char *app, const char *user,
+                                      const char *host)
 {
     PrefsStringRef s = PrefsStringCreate(text);
     PrefsSetValue(key, s, app, user, host);

@@ -24,18 +24,30 @@
 static inline const char *support_code_name(int code)
 {
     switch (code) {
-    case 0: return "0 (no error)";
-    case kPrefsErrorInvalidArgument: return "kPrefsErrorInvalidArgument";
-    case kPrefsErrorMalformed: return "kPrefsErrorMalformed";
-    case kPrefsErrorForbiddenMarkup: return "kPrefsErrorForbiddenMarkup";
-    case kPrefsErrorTooDeep: return "kPrefsErrorTooDeep";
-    case kPrefsErrorUnrepresentable: return "kPrefsErrorUnrepresentable";
-    case kPrefsErrorInvalidApplicationID: return "kPrefsErrorInvalidApplicationID";
-    case kPrefsErrorIO: return "kPrefsErrorIO";
-    case kPrefsErrorCorruptFile: return "kPrefsErrorCorruptFile";
-    case kPrefsErrorForcedValue: return "kPrefsErrorForcedValue";
-    case kPrefsErrorInternal: return "kPrefsErrorInternal";
-    default: return "unknown code";
+    case 0:
+        return "0 (no error)";
+    case kPrefsErrorInvalidArgument:
+        return "kPrefsErrorInvalidArgument";
+    case kPrefsErrorMalformed:
+        return "kPrefsErrorMalformed";
+    case kPrefsErrorForbiddenMarkup:
+        return "kPrefsErrorForbiddenMarkup";
+    case kPrefsErrorTooDeep:
+        return "kPrefsErrorTooDeep";
+    case kPrefsErrorUnrepresentable:
+        return "kPrefsErrorUnrepresentable";
+    case kPrefsErrorInvalidApplicationID:
+        return "kPrefsErrorInvalidApplicationID";
+    case kPrefsErrorIO:
+        return "kPrefsErrorIO";
+    case kPrefsErrorCorruptFile:
+        return "kPrefsErrorCorruptFile";
+    case kPrefsErrorForcedValue:
+        return "kPrefsErrorForcedValue";
+    case kPrefsErrorInternal:
+        return "kPrefsErrorInternal";
+    default:
+        return "unknown code";
     }
 }
 
@@ -45,8 +57,8 @@ static inline const char *support_code_name(int code)
  * failure. Does not release `err`. Uses only the Error functions, so the
  * thread's last error is left as it was. Returns 1 when everything matched.
  */
-static inline int support_check_error(PrefsErrorRef err, int code, const char *needle,
-                                      const char *file, int line, const char *what)
+static inline int support_check_error(PrefsErrorRef err, int code, const char *needle, const char *file,
+                                      int line, const char *what)
 {
     char expr[512];
     char *description;
@@ -78,7 +90,7 @@ static inline int support_check_error(PrefsErrorRef err, int code, const char *n
 
 /* CHECK_ERROR(err, code, needle, what): see support_check_error. */
 #define CHECK_ERROR(err, code, needle, what) \
-    support_check_error((err), (code), (needle), __FILE__, __LINE__, (what))
+  support_check_error((err), (code), (needle), __FILE__, __LINE__, (what))
 
 /* Checks that PrefsCopyLastError() reports `code` (releases the copy). */
 static inline int support_check_last_error(int code, const char *file, int line, const char *what)
@@ -101,7 +113,8 @@ static inline int support_check_no_last_error(const char *file, int line, const 
     ok = check_record(err == NULL, file, line, expr);
     if (!ok) {
         char *d = PrefsErrorCopyDescription(err);
-        fprintf(stderr, "    last error: %s: %s\n", support_code_name((int)PrefsErrorGetCode(err)), d ? d : "");
+        fprintf(stderr, "    last error: %s: %s\n", support_code_name((int)PrefsErrorGetCode(err)),
+                d ? d : "");
         PrefsFree(d);
     }
     PrefsRelease(err);
@@ -115,8 +128,8 @@ static inline int support_check_no_last_error(const char *file, int line, const 
  * 1; a signal (a crash) or a hang longer than `seconds` counts as a failure
  * too. Records one check in this process for the outcome.
  */
-static inline int support_run_isolated(void (*fn)(void), const char *name, unsigned seconds,
-                                       const char *file, int line)
+static inline int support_run_isolated(void (*fn)(void), const char *name, unsigned seconds, const char *file,
+                                       int line)
 {
     char expr[512];
     pid_t pid;
@@ -136,7 +149,8 @@ static inline int support_run_isolated(void (*fn)(void), const char *name, unsig
         check_failure_count = 0;
         alarm(seconds);
         fn();
-        printf("  %s: %lu checks, %lu failed\n", name, CHECK_ATOMIC_LOAD(check_total_count), check_failures());
+        printf("  %s: %lu checks, %lu failed\n", name, CHECK_ATOMIC_LOAD(check_total_count),
+               check_failures());
         fflush(stdout);
         fflush(stderr);
         _exit(check_failures() == 0 ? 0 : 1);

@@ -392,7 +392,8 @@ static int role_setuid_reader(void)
     PrefsRelease(v);
     v = PrefsCopyValue("secret", SETUID_APP, kPrefsAnyUser, kPrefsAnyHost);
     if (v != NULL) {
-        fprintf(stderr, "the setuid program read %s from the caller's system directory\n", sandbox_describe(v));
+        fprintf(stderr, "the setuid program read %s from the caller's system directory\n",
+                sandbox_describe(v));
         leaked = 1;
     }
     PrefsRelease(v);
@@ -445,8 +446,8 @@ static void setuid_program(void)
     fflush(stderr);
     pid = fork();
     if (pid == 0) {
-        char *args[] = { copy, "--setuid-reader", NULL };
-        char *env[] = { env_config, env_home, env_system, env_managed, env_runtime, NULL };
+        char *args[] = {copy, "--setuid-reader", NULL};
+        char *env[] = {env_config, env_home, env_system, env_managed, env_runtime, NULL};
         alarm(10);
         if (become_nobody() != 0)
             _exit(126);
@@ -455,8 +456,9 @@ static void setuid_program(void)
         _exit(127);
     }
     status = children_wait(pid);
-    CHECKF(status == 0, "the setuid copy run by nobody: exit status %d, signal %d (3: it read the caller's files)",
-           status, children_last_signal);
+    CHECKF(status == 0,
+           "the setuid copy run by nobody: exit status %d, signal %d (3: it read the caller's files)", status,
+           children_last_signal);
     CHECKF(entries(run) == 0, "the setuid program made files in the caller's XDG_RUNTIME_DIR");
 }
 
@@ -592,7 +594,8 @@ static void readers_create_nothing(void)
     PrefsRelease(v);
     CHECKF(access(missing, F_OK) != 0, "a read made $XDG_CONFIG_HOME %s", missing);
     CHECKF(access(home, F_OK) != 0, "a read made $HOME %s", home);
-    CHECKF(entries(d.system) == 0 && entries(d.managed) == 0, "a read made files in the system or managed directory");
+    CHECKF(entries(d.system) == 0 && entries(d.managed) == 0,
+           "a read made files in the system or managed directory");
     CHECKF(access(runtime_counter, F_OK) == 0, "no change counter in $XDG_RUNTIME_DIR");
 }
 
@@ -668,7 +671,7 @@ static int run_prefs(const char *prefs, const char *const *args)
  * removes no temporary file of another file's. */
 static void path_domain(void)
 {
-    const char *const names[] = { ".prefs.tmp-1234-5678", ".prefs.tmp-kept", "other.plist" };
+    const char *const names[] = {".prefs.tmp-1234-5678", ".prefs.tmp-kept", "other.plist"};
     struct dirs d;
     char prefs[600], dir[600], path[700], other[700];
     size_t i;
@@ -682,7 +685,7 @@ static void path_domain(void)
     sandbox_fmt(path, sizeof path, "%s/x.plist", dir);
     CHECK(make_dir(dir, 0755) == 0 && write_domain(path, "k", "v") == 0);
     {
-        const char *args[] = { "read", path, "k", NULL };
+        const char *args[] = {"read", path, "k", NULL};
         CHECK(run_prefs(prefs, args) == 0);
         CHECKF(entries(dir) == 1, "prefs read %s left %d files in %s", path, entries(dir), dir);
     }
@@ -691,7 +694,7 @@ static void path_domain(void)
         CHECK(sandbox_write_file(other, "x", 1) == 0);
     }
     {
-        const char *args[] = { "write", path, "k", "-string", "w", NULL };
+        const char *args[] = {"write", path, "k", "-string", "w", NULL};
         CHECK(run_prefs(prefs, args) == 0);
     }
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -727,7 +730,7 @@ static void linked_domain(void)
 {
     struct dirs d;
     char dotfiles[600], target[700], link_path[700], temp[720];
-    const char *args[] = { "--linked-writer", "from another process", NULL };
+    const char *args[] = {"--linked-writer", "from another process", NULL};
     PrefsPropertyListRef v;
     PrefsObserverRef o;
     struct stat st;
@@ -747,8 +750,8 @@ static void linked_domain(void)
     status = children_run(NULL, args);
     CHECKF(status == 0, "the writer: status %d", status);
     v = PrefsCopyAppValue("k", LINKED_APP);
-    CHECKF(sandbox_is_string(v, "from another process"), "the next read after another process's synchronize: %s",
-           sandbox_describe(v));
+    CHECKF(sandbox_is_string(v, "from another process"),
+           "the next read after another process's synchronize: %s", sandbox_describe(v));
     PrefsRelease(v);
     CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
 

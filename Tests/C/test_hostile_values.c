@@ -33,7 +33,7 @@
 
 static void run_huge_decimal_strings(void)
 {
-    const char *argv[] = { "prog", "-Size", FORTY_NINES, "-Flag", "170141183460469231731687303715884105728" };
+    const char *argv[] = {"prog", "-Size", FORTY_NINES, "-Flag", "170141183460469231731687303715884105728"};
     bool valid = true;
     char path[600];
     PrefsStringRef s;
@@ -74,7 +74,7 @@ static void run_shared_sub_values(void)
     int built = 0, i;
 
     for (i = 0; i < 28; i++) {
-        PrefsPropertyListRef pair[2] = { level, level };
+        PrefsPropertyListRef pair[2] = {level, level};
         PrefsArrayRef next = PrefsArrayCreate(pair, 2);
         if (next == NULL) {
             CHECK_LAST_ERROR(kPrefsErrorUnrepresentable, "PrefsArrayCreate of a value too large to write");
@@ -92,7 +92,8 @@ static void run_shared_sub_values(void)
         if (xml != NULL)
             CHECK(PrefsDataGetLength(xml) <= (size_t)PREFS_MAX_DOCUMENT_SIZE);
         else
-            CHECK_ERROR(err, kPrefsErrorUnrepresentable, NULL, "PrefsPropertyListCreateXMLData of the largest level");
+            CHECK_ERROR(err, kPrefsErrorUnrepresentable, NULL,
+                        "PrefsPropertyListCreateXMLData of the largest level");
         PrefsRelease(xml);
         PrefsRelease(err);
     }
@@ -149,9 +150,9 @@ static void expect_invalid_argument(const char *what)
 static void run_invalid_utf8(void)
 {
     PrefsNumberRef one = PrefsNumberCreateInt64(1);
-    const char *keys[] = { "ok" };
+    const char *keys[] = {"ok"};
     PrefsDictionaryRef d = PrefsDictionaryCreate(keys, (const PrefsPropertyListRef *)&one, 1);
-    const char *bad_argv[] = { "prog", "-Arg", "x\xc3" };
+    const char *bad_argv[] = {"prog", "-Arg", "x\xc3"};
     bool valid = true;
 
     PrefsSetAppValue("k\xff", one, APP);

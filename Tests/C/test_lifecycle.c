@@ -67,7 +67,8 @@ static int role_fork_during_first_use(long delay)
 
     alarm(20);
     pthread_create(&thread, NULL, first_call, NULL);
-    while (!first_call_started) { /* spin: fork as close to the call as can be */ }
+    while (!first_call_started) { /* spin: fork as close to the call as can be */
+    }
     if (delay > 0)
         children_sleep_us(delay);
     pid = fork();
@@ -294,7 +295,8 @@ static void test_corrupt_domain_is_reported_by_a_read(void)
 
     PrefsRegisterDefaults(registered, CORRUPT_APP);
     PrefsRelease(registered);
-    CHECK(sandbox_write_file(sandbox_domain_path(path, sizeof path, CORRUPT_APP, 0, 0), "<plist><dict><key>k", 19) == 0);
+    CHECK(sandbox_write_file(sandbox_domain_path(path, sizeof path, CORRUPT_APP, 0, 0), "<plist><dict><key>k",
+                             19) == 0);
 
     v = PrefsCopyAppValue("k", CORRUPT_APP);
     CHECK_LAST_ERROR(kPrefsErrorCorruptFile, "the first read that meets the file");

@@ -59,7 +59,7 @@ static void test_borrowed_values_outlive_own_references(void)
     PrefsArrayRef inner;
     PrefsDictionaryRef dict;
     PrefsPropertyListRef items[2];
-    const char *keys[3] = { "s", "arr", "data" };
+    const char *keys[3] = {"s", "arr", "data"};
     PrefsPropertyListRef values[3];
     const char *early_cstring;
     const uint8_t *early_bytes;
@@ -144,7 +144,7 @@ done:
 
 static void test_copy_keys_outlive_dictionary(void)
 {
-    const char *keys[3] = { "gamma", "alpha", "beta" };
+    const char *keys[3] = {"gamma", "alpha", "beta"};
     PrefsPropertyListRef values[3];
     PrefsDictionaryRef dict;
     PrefsArrayRef copied;
@@ -221,7 +221,7 @@ static void test_retain_release_patterns(void)
             one[0] = s;
             holders[i] = PrefsArrayCreate(one, 1);
         } else if (i % 3 == 1) {
-            const char *k[1] = { "k" };
+            const char *k[1] = {"k"};
             PrefsPropertyListRef one[1];
             one[0] = s;
             holders[i] = PrefsDictionaryCreate(k, one, 1);
@@ -279,9 +279,9 @@ static PrefsDictionaryRef make_graph(int seed)
     PrefsPropertyListRef numbers[8];
     PrefsArrayRef arr;
     PrefsDictionaryRef inner, outer;
-    const char *inner_keys[2] = { "s", "d" };
+    const char *inner_keys[2] = {"s", "d"};
     PrefsPropertyListRef inner_values[2];
-    const char *outer_keys[4] = { "text", "bytes", "numbers", "inner" };
+    const char *outer_keys[4] = {"text", "bytes", "numbers", "inner"};
     PrefsPropertyListRef outer_values[4];
     int i;
 

@@ -80,7 +80,8 @@ static int child_fail(const char *operation)
 
     set_string_app("new", operation, app);
     CHECKF(!PrefsAppSynchronize(app), "PrefsAppSynchronize succeeded with PREFS_TEST_FAIL=%s", operation);
-    CHECKF(sandbox_last_code() == kPrefsErrorIO, "last error %d, expected kPrefsErrorIO", sandbox_last_code());
+    CHECKF(sandbox_last_code() == kPrefsErrorIO, "last error %d, expected kPrefsErrorIO",
+           sandbox_last_code());
     CHECK(!PrefsSynchronize(app, kPrefsCurrentUser, kPrefsAnyHost));
     CHECK(sandbox_last_code() == kPrefsErrorIO);
 
@@ -152,7 +153,7 @@ static int run_child_role(int argc, char **argv)
 static pid_t start_child(const char *fail, const char *const *args)
 {
     static char setting[64];
-    const char *env[] = { setting, NULL };
+    const char *env[] = {setting, NULL};
     snprintf(setting, sizeof setting, "PREFS_TEST_FAIL=%s", fail != NULL ? fail : "");
     return children_start(fail != NULL ? env : NULL, args);
 }
@@ -207,14 +208,15 @@ static void test_counter_files(void)
 
     sandbox_set_string("k", "v", "com.example.persistence.counters", kPrefsAnyUser, kPrefsAnyHost);
     CHECK(PrefsSynchronize("com.example.persistence.counters", kPrefsAnyUser, kPrefsAnyHost));
-    CHECKF(access(system_counter, F_OK) == 0, "a write to an any-user domain did not make %s", system_counter);
+    CHECKF(access(system_counter, F_OK) == 0, "a write to an any-user domain did not make %s",
+           system_counter);
     CHECKF(access(managed_counter, F_OK) != 0, "a write made %s", managed_counter);
 }
 
 static void test_written_at_exit(void)
 {
-    const char *ret[] = { "--child-return", NULL };
-    const char *ex[] = { "--child-exit", NULL };
+    const char *ret[] = {"--child-return", NULL};
+    const char *ex[] = {"--child-exit", NULL};
     char path[700];
 
     CHECK(run_child(NULL, ret) == 0);
@@ -254,7 +256,7 @@ static void test_injected_failures(void)
 {
     struct sandbox *sb = sandbox();
     const char *app = "com.example.persistence.fail";
-    const char *operations[] = { "write", "rename" };
+    const char *operations[] = {"write", "rename"};
     char path[700], listing[2000];
     size_t i, before_len = 0;
     char *before;
@@ -267,14 +269,15 @@ static void test_injected_failures(void)
     CHECK(before != NULL);
 
     for (i = 0; i < 2; i++) {
-        const char *args[] = { "--child-fail", operations[i], NULL };
+        const char *args[] = {"--child-fail", operations[i], NULL};
         size_t after_len = 0;
         char *after;
         int status = run_child(operations[i], args);
         CHECKF(status == 0, "the child with PREFS_TEST_FAIL=%s: exit status %d", operations[i], status);
         /* Its exit handler failed too; the file is still the old one. */
         after = sandbox_read_file(path, &after_len);
-        CHECKF(after != NULL && before != NULL && after_len == before_len && memcmp(before, after, before_len) == 0,
+        CHECKF(after != NULL && before != NULL && after_len == before_len &&
+                   memcmp(before, after, before_len) == 0,
                "%s changed after the child with PREFS_TEST_FAIL=%s", path, operations[i]);
         free(after);
     }
@@ -305,7 +308,8 @@ static void test_failure_then_retry(void)
         CHECK(!PrefsAppSynchronize(app));
         CHECKF(sandbox_last_code() == kPrefsErrorIO, "last error %d", sandbox_last_code());
         after = sandbox_read_file(path, &after_len);
-        CHECK(before != NULL && after != NULL && before_len == after_len && memcmp(before, after, before_len) == 0);
+        CHECK(before != NULL && after != NULL && before_len == after_len &&
+              memcmp(before, after, before_len) == 0);
         free(before);
         free(after);
         v = PrefsCopyAppValue("new", app);
@@ -346,20 +350,22 @@ static void test_failure_then_retry(void)
 static void test_other_process_is_seen(void)
 {
     const char *app = "com.example.persistence.visible";
-    const char *set1[] = { "--child-set", "shared", "child-1", app, NULL };
-    const char *set2[] = { "--child-set", "shared", "child-2", app, NULL };
-    const char *remove[] = { "--child-set", "shared", "-", app, NULL };
+    const char *set1[] = {"--child-set", "shared", "child-1", app, NULL};
+    const char *set2[] = {"--child-set", "shared", "child-2", app, NULL};
+    const char *remove[] = {"--child-set", "shared", "-", app, NULL};
     PrefsPropertyListRef v;
 
     v = PrefsCopyAppValue("shared", app); /* loaded: absent */
     CHECK(v == NULL);
     CHECK(run_child(NULL, set1) == 0);
     v = PrefsCopyAppValue("shared", app);
-    CHECKF(sandbox_is_string(v, "child-1"), "another process's synchronized value is not seen: %s", sandbox_describe(v));
+    CHECKF(sandbox_is_string(v, "child-1"), "another process's synchronized value is not seen: %s",
+           sandbox_describe(v));
     PrefsRelease(v);
     CHECK(run_child(NULL, set2) == 0);
     v = PrefsCopyAppValue("shared", app);
-    CHECKF(sandbox_is_string(v, "child-2"), "another process's second value is not seen: %s", sandbox_describe(v));
+    CHECKF(sandbox_is_string(v, "child-2"), "another process's second value is not seen: %s",
+           sandbox_describe(v));
     PrefsRelease(v);
     CHECK(run_child(NULL, remove) == 0);
     v = PrefsCopyAppValue("shared", app);
@@ -370,8 +376,8 @@ static void test_other_process_is_seen(void)
 static void test_concurrent_writers(void)
 {
     const char *app = "com.example.persistence.merge";
-    const char *a[] = { "--child-writer", "a", "40", NULL };
-    const char *b[] = { "--child-writer", "b", "40", NULL };
+    const char *a[] = {"--child-writer", "a", "40", NULL};
+    const char *b[] = {"--child-writer", "b", "40", NULL};
     char path[700];
     PrefsPropertyListRef stored;
     PrefsArrayRef keys;
@@ -389,8 +395,10 @@ static void test_concurrent_writers(void)
         char ka[16], kb[16];
         snprintf(ka, sizeof ka, "a-%d", i);
         snprintf(kb, sizeof kb, "b-%d", i);
-        if (!sandbox_is_int(PrefsDictionaryGetValue(stored, ka), i)) missing++;
-        if (!sandbox_is_int(PrefsDictionaryGetValue(stored, kb), i)) missing++;
+        if (!sandbox_is_int(PrefsDictionaryGetValue(stored, ka), i))
+            missing++;
+        if (!sandbox_is_int(PrefsDictionaryGetValue(stored, kb), i))
+            missing++;
     }
     CHECKF(stored != NULL && missing == 0 && PrefsDictionaryGetCount(stored) == 80,
            "two processes writing different keys: %d of 80 keys lost", missing);

@@ -76,8 +76,8 @@ static void test_app_values(void)
     CHECK(PrefsAppSynchronize(APP));
     EXPECT_CODE(0, "PrefsAppSynchronize");
     stored = sandbox_read_plist(path);
-    CHECKF(stored != NULL && sandbox_is_int(PrefsDictionaryGetValue(stored, "FontSize"), 14),
-           "%s holds %s", path, sandbox_describe(stored));
+    CHECKF(stored != NULL && sandbox_is_int(PrefsDictionaryGetValue(stored, "FontSize"), 14), "%s holds %s",
+           path, sandbox_describe(stored));
     PrefsRelease(stored);
     CHECKF(sandbox_mode(path) == 0600, "%s has mode %o", path, sandbox_mode(path));
 
@@ -96,7 +96,10 @@ static void test_app_values(void)
     EXPECT_CODE(0, "PrefsCopyAppValue of an absent key");
 
     /* A value XML cannot carry is refused, changing nothing. */
-    set_app("bad", S("a\x01" "b"), APP);
+    set_app("bad",
+            S("a\x01"
+              "b"),
+            APP);
     EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetAppValue with U+0001");
     v = PrefsCopyAppValue("bad", APP);
     CHECK(v == NULL);
@@ -137,8 +140,8 @@ static void test_application_names(void)
 static void test_one_domain(void)
 {
     struct sandbox *sb = sandbox();
-    const char *users[] = { kPrefsCurrentUser, kPrefsAnyUser };
-    const char *hosts[] = { kPrefsCurrentHost, kPrefsAnyHost };
+    const char *users[] = {kPrefsCurrentUser, kPrefsAnyUser};
+    const char *hosts[] = {kPrefsCurrentHost, kPrefsAnyHost};
     int u, h;
     char path[700], listing[2000];
 
@@ -150,7 +153,8 @@ static void test_one_domain(void)
             sandbox_set_string("where", text, APP, users[u], hosts[h]);
             EXPECT_CODE(0, "PrefsSetValue");
             v = PrefsCopyValue("where", APP, users[u], hosts[h]);
-            CHECKF(sandbox_is_string(v, text), "PrefsCopyValue(%s, %s) is %s", users[u], hosts[h], sandbox_describe(v));
+            CHECKF(sandbox_is_string(v, text), "PrefsCopyValue(%s, %s) is %s", users[u], hosts[h],
+                   sandbox_describe(v));
             PrefsRelease(v);
             CHECK(PrefsSynchronize(APP, users[u], hosts[h]));
             sandbox_domain_path(path, sizeof path, APP, u == 1, h == 0);
@@ -170,7 +174,8 @@ static void test_one_domain(void)
 
     /* One domain only: no search list. */
     {
-        PrefsPropertyListRef v = PrefsCopyValue("where", "com.example.nothing", kPrefsCurrentUser, kPrefsAnyHost);
+        PrefsPropertyListRef v =
+            PrefsCopyValue("where", "com.example.nothing", kPrefsCurrentUser, kPrefsAnyHost);
         CHECK(v == NULL);
         PrefsRelease(v);
     }
@@ -178,7 +183,8 @@ static void test_one_domain(void)
     /* The login name and the host id name the current user and host. */
     {
         PrefsPropertyListRef v = PrefsCopyValue("where", APP, sb->user, sb->host);
-        CHECKF(sandbox_is_string(v, "u0-h0"), "user %s, host %s: %s", sb->user, sb->host, sandbox_describe(v));
+        CHECKF(sandbox_is_string(v, "u0-h0"), "user %s, host %s: %s", sb->user, sb->host,
+               sandbox_describe(v));
         PrefsRelease(v);
     }
     /* Anything else is refused. */
@@ -201,7 +207,7 @@ static void test_one_domain(void)
 
 static void test_multiple(void)
 {
-    const char *keys[] = { "a", "b", "c" };
+    const char *keys[] = {"a", "b", "c"};
     PrefsPropertyListRef values[3];
     PrefsDictionaryRef set, got;
     PrefsArrayRef fetch, remove;
@@ -249,7 +255,7 @@ static void test_multiple(void)
 
     /* Refused whole: one value XML cannot carry. */
     {
-        const char *k[] = { "e", "bad" };
+        const char *k[] = {"e", "bad"};
         PrefsPropertyListRef v[2];
         PrefsDictionaryRef d;
         v[0] = PrefsNumberCreateInt64(5);
@@ -258,8 +264,8 @@ static void test_multiple(void)
         PrefsSetMultiple(d, remove, APP, kPrefsCurrentUser, kPrefsAnyHost);
         EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetMultiple with U+0001");
         got = PrefsCopyMultiple(NULL, APP, kPrefsCurrentUser, kPrefsAnyHost);
-        CHECKF(got != NULL && PrefsDictionaryGetValue(got, "e") == NULL, "a part of a refused change was applied: %s",
-               sandbox_describe(got));
+        CHECKF(got != NULL && PrefsDictionaryGetValue(got, "e") == NULL,
+               "a part of a refused change was applied: %s", sandbox_describe(got));
         PrefsRelease(got);
         PrefsRelease(d);
         PrefsRelease(v[0]);
@@ -277,8 +283,8 @@ static void test_multiple(void)
 
 static void test_key_and_application_lists(void)
 {
-    const char *keys[] = { "b", "a", "B", "\xc3\xa9", "Z", "a1" };
-    const char *sorted[] = { "B", "Z", "a", "a1", "b", "\xc3\xa9" };
+    const char *keys[] = {"b", "a", "B", "\xc3\xa9", "Z", "a1"};
+    const char *sorted[] = {"B", "Z", "a", "a1", "b", "\xc3\xa9"};
     PrefsPropertyListRef values[6];
     PrefsDictionaryRef d;
     PrefsArrayRef list;
@@ -295,8 +301,8 @@ static void test_key_and_application_lists(void)
     list = PrefsCopyKeyList("com.example.keys", kPrefsCurrentUser, kPrefsAnyHost);
     CHECK(list != NULL && PrefsArrayGetCount(list) == 6);
     for (i = 0; list != NULL && i < 6 && i < PrefsArrayGetCount(list); i++)
-        CHECKF(sandbox_is_string(PrefsArrayGetValueAtIndex(list, i), sorted[i]), "key %zu is %s, expected %s", i,
-               sandbox_describe(PrefsArrayGetValueAtIndex(list, i)), sorted[i]);
+        CHECKF(sandbox_is_string(PrefsArrayGetValueAtIndex(list, i), sorted[i]), "key %zu is %s, expected %s",
+               i, sandbox_describe(PrefsArrayGetValueAtIndex(list, i)), sorted[i]);
     PrefsRelease(list);
 
     list = PrefsCopyKeyList("com.example.empty", kPrefsCurrentUser, kPrefsAnyHost);
@@ -314,19 +320,25 @@ static void test_key_and_application_lists(void)
         int has_app = 0, has_keys = 0, has_global = 0, in_order = 1;
         for (i = 0; i < n; i++) {
             PrefsPropertyListRef s = PrefsArrayGetValueAtIndex(list, i);
-            if (sandbox_is_string(s, APP)) has_app = 1;
-            if (sandbox_is_string(s, "com.example.keys")) has_keys = 1;
-            if (sandbox_is_string(s, ".GlobalPreferences") || sandbox_is_string(s, "NSGlobalDomain")) has_global = 1;
-            if (i > 0 && strcmp(PrefsStringGetCString(PrefsArrayGetValueAtIndex(list, i - 1)), PrefsStringGetCString(s)) >= 0)
+            if (sandbox_is_string(s, APP))
+                has_app = 1;
+            if (sandbox_is_string(s, "com.example.keys"))
+                has_keys = 1;
+            if (sandbox_is_string(s, ".GlobalPreferences") || sandbox_is_string(s, "NSGlobalDomain"))
+                has_global = 1;
+            if (i > 0 && strcmp(PrefsStringGetCString(PrefsArrayGetValueAtIndex(list, i - 1)),
+                                PrefsStringGetCString(s)) >= 0)
                 in_order = 0;
         }
-        CHECKF(has_app && has_keys && !has_global && in_order, "application list: %s", sandbox_describe(list));
+        CHECKF(has_app && has_keys && !has_global && in_order, "application list: %s",
+               sandbox_describe(list));
     }
     PrefsRelease(list);
 
     /* Any user, this host: the domains written there by test_one_domain. */
     list = PrefsCopyApplicationList(kPrefsAnyUser, kPrefsCurrentHost);
-    CHECKF(list != NULL && PrefsArrayGetCount(list) == 1 && sandbox_is_string(PrefsArrayGetValueAtIndex(list, 0), APP),
+    CHECKF(list != NULL && PrefsArrayGetCount(list) == 1 &&
+               sandbox_is_string(PrefsArrayGetValueAtIndex(list, 0), APP),
            "any user, current host: %s", sandbox_describe(list));
     PrefsRelease(list);
 }
@@ -374,7 +386,7 @@ static void test_forced(void)
     EXPECT_CODE(kPrefsErrorForcedValue, "PrefsSetMultiple of a forced key");
     PrefsRelease(d);
     {
-        const char *k[] = { "free", "mine" };
+        const char *k[] = {"free", "mine"};
         PrefsPropertyListRef vals[2];
         vals[0] = S("free");
         vals[1] = S("mine");
@@ -411,37 +423,37 @@ static void test_typed_getters(void)
 {
     const char *app = "com.example.typed";
     struct typed_case ints[] = {
-        { "i42", PrefsNumberCreateInt64(42), 1, 42 },
-        { "i2^40", PrefsNumberCreateInt64(INT64_C(1) << 40), 1, INT64_C(1) << 40 },
-        { "imax", PrefsNumberCreateInt64(INT64_MAX), 1, INT64_MAX },
-        { "imin", PrefsNumberCreateInt64(INT64_MIN), 1, INT64_MIN },
-        { "u2^63", PrefsNumberCreateUInt64(UINT64_C(1) << 63), 0, 0 },
-        { "true", PrefsBooleanCreate(true), 1, 1 },
-        { "false", PrefsBooleanCreate(false), 1, 0 },
-        { "r3.9", PrefsNumberCreateDouble(3.9), 1, 3 },
-        { "r-3.9", PrefsNumberCreateDouble(-3.9), 1, -3 },
-        { "r1e300", PrefsNumberCreateDouble(1e300), 0, 0 },
-        { "s-12", S("  -12 "), 1, -12 },
-        { "s2^40", S("1099511627776"), 1, INT64_C(1) << 40 },
-        { "s2^63", S("9223372036854775808"), 0, 0 },
-        { "s12abc", S("12abc"), 0, 0 },
-        { "s1.5", S("1.5"), 0, 0 },
-        { "date", PrefsDateCreate(0), 0, 0 },
+        {"i42", PrefsNumberCreateInt64(42), 1, 42},
+        {"i2^40", PrefsNumberCreateInt64(INT64_C(1) << 40), 1, INT64_C(1) << 40},
+        {"imax", PrefsNumberCreateInt64(INT64_MAX), 1, INT64_MAX},
+        {"imin", PrefsNumberCreateInt64(INT64_MIN), 1, INT64_MIN},
+        {"u2^63", PrefsNumberCreateUInt64(UINT64_C(1) << 63), 0, 0},
+        {"true", PrefsBooleanCreate(true), 1, 1},
+        {"false", PrefsBooleanCreate(false), 1, 0},
+        {"r3.9", PrefsNumberCreateDouble(3.9), 1, 3},
+        {"r-3.9", PrefsNumberCreateDouble(-3.9), 1, -3},
+        {"r1e300", PrefsNumberCreateDouble(1e300), 0, 0},
+        {"s-12", S("  -12 "), 1, -12},
+        {"s2^40", S("1099511627776"), 1, INT64_C(1) << 40},
+        {"s2^63", S("9223372036854775808"), 0, 0},
+        {"s12abc", S("12abc"), 0, 0},
+        {"s1.5", S("1.5"), 0, 0},
+        {"date", PrefsDateCreate(0), 0, 0},
     };
     struct typed_case bools[] = {
-        { "YES", S("YES"), 1, 1 },
-        { "no", S("no"), 1, 0 },
-        { "TRUE", S("TRUE"), 1, 1 },
-        { "False", S("False"), 1, 0 },
-        { "s0", S("0"), 1, 0 },
-        { "s17", S("17"), 1, 1 },
-        { "sy", S("y"), 0, 0 },
-        { "b", PrefsBooleanCreate(true), 1, 1 },
-        { "i0", PrefsNumberCreateInt64(0), 1, 0 },
-        { "i2^32", PrefsNumberCreateInt64(INT64_C(1) << 32), 1, 1 },
-        { "r1.0", PrefsNumberCreateDouble(1.0), 0, 0 },
-        { "r0.0", PrefsNumberCreateDouble(0.0), 0, 0 },
-        { "data", PrefsDataCreate("x", 1), 0, 0 },
+        {"YES", S("YES"), 1, 1},
+        {"no", S("no"), 1, 0},
+        {"TRUE", S("TRUE"), 1, 1},
+        {"False", S("False"), 1, 0},
+        {"s0", S("0"), 1, 0},
+        {"s17", S("17"), 1, 1},
+        {"sy", S("y"), 0, 0},
+        {"b", PrefsBooleanCreate(true), 1, 1},
+        {"i0", PrefsNumberCreateInt64(0), 1, 0},
+        {"i2^32", PrefsNumberCreateInt64(INT64_C(1) << 32), 1, 1},
+        {"r1.0", PrefsNumberCreateDouble(1.0), 0, 0},
+        {"r0.0", PrefsNumberCreateDouble(0.0), 0, 0},
+        {"data", PrefsDataCreate("x", 1), 0, 0},
     };
     size_t i;
     bool flag;
@@ -451,8 +463,9 @@ static void test_typed_getters(void)
         PrefsSetAppValue(ints[i].key, ints[i].value, app);
         flag = !ints[i].valid;
         got = PrefsGetAppIntegerValue(ints[i].key, app, &flag);
-        CHECKF(flag == (ints[i].valid != 0) && got == ints[i].expected, "PrefsGetAppIntegerValue(%s = %s): %lld, flag %d",
-               ints[i].key, sandbox_describe(ints[i].value), (long long)got, (int)flag);
+        CHECKF(flag == (ints[i].valid != 0) && got == ints[i].expected,
+               "PrefsGetAppIntegerValue(%s = %s): %lld, flag %d", ints[i].key,
+               sandbox_describe(ints[i].value), (long long)got, (int)flag);
         PrefsRelease(ints[i].value);
     }
     for (i = 0; i < sizeof bools / sizeof bools[0]; i++) {
@@ -461,8 +474,8 @@ static void test_typed_getters(void)
         flag = !bools[i].valid;
         got = PrefsGetAppBooleanValue(bools[i].key, app, &flag);
         CHECKF(flag == (bools[i].valid != 0) && (int)got == (int)bools[i].expected,
-               "PrefsGetAppBooleanValue(%s = %s): %d, flag %d", bools[i].key, sandbox_describe(bools[i].value), (int)got,
-               (int)flag);
+               "PrefsGetAppBooleanValue(%s = %s): %d, flag %d", bools[i].key,
+               sandbox_describe(bools[i].value), (int)got, (int)flag);
         PrefsRelease(bools[i].value);
     }
     /* Absent keys; a NULL flag pointer is allowed. */
@@ -506,7 +519,7 @@ static void test_suites(void)
 static void test_app_dictionary(void)
 {
     const char *app = "com.example.dictionary";
-    const char *args[] = { "program", "-fromArgs", "(1, 2)", "-flag", "-x", "-name", "plain text" };
+    const char *args[] = {"program", "-fromArgs", "(1, 2)", "-flag", "-x", "-name", "plain text"};
     PrefsDictionaryRef d, reg;
     PrefsPropertyListRef v;
 
@@ -589,34 +602,41 @@ static void test_register_from_file(void)
     sandbox_fmt(root, sizeof root, "%s/Root.plist", dir);
     sandbox_fmt(child, sizeof child, "%s/Child.plist", dir);
     sandbox_fmt(grand, sizeof grand, "%s/Grand.plist", dir);
-    write_text(root, PLIST_HEAD
-               "<dict><key>PreferenceSpecifiers</key><array>\n"
-               "<dict><key>Type</key><string>PSGroupSpecifier</string><key>Title</key><string>General</string></dict>\n"
-               "<dict><key>Type</key><string>PSToggleSwitchSpecifier</string><key>Key</key><string>sound</string>"
-               "<key>DefaultValue</key><true/></dict>\n"
-               "<dict><key>Type</key><string>PSTitleValueSpecifier</string><key>Key</key><string>dup</string>"
-               "<key>DefaultValue</key><string>root</string></dict>\n"
-               "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>Title</key><string>More</string>"
-               "<key>File</key><string>Child</string></dict>\n"
-               "</array><key>StringsTable</key><string>Root</string></dict>\n" PLIST_TAIL);
+    write_text(
+        root, PLIST_HEAD
+        "<dict><key>PreferenceSpecifiers</key><array>\n"
+        "<dict><key>Type</key><string>PSGroupSpecifier</string><key>Title</key><string>General</string></"
+        "dict>\n"
+        "<dict><key>Type</key><string>PSToggleSwitchSpecifier</string><key>Key</key><string>sound</string>"
+        "<key>DefaultValue</key><true/></dict>\n"
+        "<dict><key>Type</key><string>PSTitleValueSpecifier</string><key>Key</key><string>dup</string>"
+        "<key>DefaultValue</key><string>root</string></dict>\n"
+        "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>Title</key><string>More</string>"
+        "<key>File</key><string>Child</string></dict>\n"
+        "</array><key>StringsTable</key><string>Root</string></dict>\n" PLIST_TAIL);
     /* The child pane points back at the root (a cycle) and on to a
      * grandchild; each file is read once, so the root's "dup" does not
      * come back over the child's. */
-    write_text(child, PLIST_HEAD
-               "<dict><key>PreferenceSpecifiers</key><array>\n"
-               "<dict><key>Type</key><string>PSMultiValueSpecifier</string><key>Key</key><string>volume</string>"
-               "<key>DefaultValue</key><integer>7</integer></dict>\n"
-               "<dict><key>Type</key><string>PSTitleValueSpecifier</string><key>Key</key><string>dup</string>"
-               "<key>DefaultValue</key><string>child</string></dict>\n"
-               "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Root</string></dict>\n"
-               "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Grand</string></dict>\n"
-               "</array></dict>\n" PLIST_TAIL);
-    write_text(grand, PLIST_HEAD
-               "<dict><key>PreferenceSpecifiers</key><array>\n"
-               "<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>nickname</string>"
-               "<key>DefaultValue</key><string>anon</string></dict>\n"
-               "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Child</string></dict>\n"
-               "</array></dict>\n" PLIST_TAIL);
+    write_text(
+        child, PLIST_HEAD
+        "<dict><key>PreferenceSpecifiers</key><array>\n"
+        "<dict><key>Type</key><string>PSMultiValueSpecifier</string><key>Key</key><string>volume</string>"
+        "<key>DefaultValue</key><integer>7</integer></dict>\n"
+        "<dict><key>Type</key><string>PSTitleValueSpecifier</string><key>Key</key><string>dup</string>"
+        "<key>DefaultValue</key><string>child</string></dict>\n"
+        "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Root</string></"
+        "dict>\n"
+        "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Grand</string></"
+        "dict>\n"
+        "</array></dict>\n" PLIST_TAIL);
+    write_text(
+        grand, PLIST_HEAD
+        "<dict><key>PreferenceSpecifiers</key><array>\n"
+        "<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>nickname</string>"
+        "<key>DefaultValue</key><string>anon</string></dict>\n"
+        "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Child</string></"
+        "dict>\n"
+        "</array></dict>\n" PLIST_TAIL);
 
     CHECK(PrefsRegisterDefaultsFromFile(root, app, &err));
     CHECK(err == NULL);
@@ -640,11 +660,13 @@ static void test_register_from_file(void)
 
     /* A missing child pane: false, an error, and nothing registered. */
     sandbox_fmt(broken, sizeof broken, "%s/Broken.plist", sb->root);
-    write_text(broken, PLIST_HEAD
-               "<dict><key>PreferenceSpecifiers</key><array>\n"
-               "<dict><key>Key</key><string>brokenKey</string><key>DefaultValue</key><integer>1</integer></dict>\n"
-               "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Missing</string></dict>\n"
-               "</array></dict>\n" PLIST_TAIL);
+    write_text(
+        broken, PLIST_HEAD
+        "<dict><key>PreferenceSpecifiers</key><array>\n"
+        "<dict><key>Key</key><string>brokenKey</string><key>DefaultValue</key><integer>1</integer></dict>\n"
+        "<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>Missing</string></"
+        "dict>\n"
+        "</array></dict>\n" PLIST_TAIL);
     err = NULL;
     CHECK(!PrefsRegisterDefaultsFromFile(broken, app, &err));
     CHECK(err != NULL);
@@ -728,7 +750,8 @@ static void test_corrupt_file(void)
     }
     PrefsFree(description);
     v = sandbox_read_plist(path);
-    CHECKF(v != NULL && PrefsDictionaryGetCount(v) == 1 && sandbox_is_string(PrefsDictionaryGetValue(v, "fresh"), "new"),
+    CHECKF(v != NULL && PrefsDictionaryGetCount(v) == 1 &&
+               sandbox_is_string(PrefsDictionaryGetValue(v, "fresh"), "new"),
            "the new file holds %s", sandbox_describe(v));
     PrefsRelease(v);
     CHECK(PrefsAppSynchronize(app));
@@ -743,7 +766,7 @@ static void test_refused_application_ids(void)
 {
     struct sandbox *sb = sandbox();
     char long_id[257];
-    const char *ids[] = { "", long_id, "a/b", "/etc/passwd", ".", ".." };
+    const char *ids[] = {"", long_id, "a/b", "/etc/passwd", ".", ".."};
     char dirs[6][700], before[6][4000], after[6][4000], path[700];
     size_t i;
     PrefsStringRef value = S("v");
@@ -825,8 +848,8 @@ static void test_refused_application_ids(void)
     CHECK(PrefsAppSynchronize(APP));
     for (i = 0; i < 6; i++) {
         sandbox_list(dirs[i], after[i], sizeof after[i]);
-        CHECKF(strcmp(before[i], after[i]) == 0, "files changed in %s:\n    before: %s\n    after:  %s", dirs[i],
-               before[i], after[i]);
+        CHECKF(strcmp(before[i], after[i]) == 0, "files changed in %s:\n    before: %s\n    after:  %s",
+               dirs[i], before[i], after[i]);
     }
     PrefsRelease(value);
     PrefsRelease(dict);

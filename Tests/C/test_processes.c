@@ -69,7 +69,7 @@ static size_t payload_length(int64_t v)
  * of payload_length(v) times one letter, as one change. */
 static void set_version(const char *app, int64_t v)
 {
-    const char *keys[3] = { "version", "check", "payload" };
+    const char *keys[3] = {"version", "check", "payload"};
     PrefsPropertyListRef values[3];
     PrefsDictionaryRef d;
     size_t n = payload_length(v);
@@ -123,7 +123,8 @@ static int is_whole_version(PrefsPropertyListRef d, int64_t *v, char *why, size_
     text = PrefsStringGetCString(payload);
     n = strlen(text);
     if (n != payload_length(*v)) {
-        snprintf(why, why_size, "version %lld with a payload of %zu bytes, not %zu", (long long)*v, n, payload_length(*v));
+        snprintf(why, why_size, "version %lld with a payload of %zu bytes, not %zu", (long long)*v, n,
+                 payload_length(*v));
         return 0;
     }
     for (i = 0; i < n; i++) {
@@ -232,7 +233,8 @@ static int role_round_writer(char **argv)
         }
         ok = PrefsAppSynchronize(app);
         if (!ok)
-            fprintf(stderr, "writer %d, round %d: synchronize failed (error %d)\n", index, round, sandbox_last_code());
+            fprintf(stderr, "writer %d, round %d: synchronize failed (error %d)\n", index, round,
+                    sandbox_last_code());
         children_write_byte(done, ok ? 'y' : 'n');
         round++;
     }
@@ -389,7 +391,8 @@ static int role_disk_full(char **argv)
 
     /* Room again: the pending change goes out. */
     CHECK(unlink(filler) == 0);
-    CHECKF(PrefsAppSynchronize(app), "synchronize failed with room on the disk (error %d)", sandbox_last_code());
+    CHECKF(PrefsAppSynchronize(app), "synchronize failed with room on the disk (error %d)",
+           sandbox_last_code());
     v = sandbox_read_plist(path);
     CHECKF(v != NULL && PrefsGetType(PrefsDictionaryGetValue(v, "big")) == kPrefsTypeData &&
                sandbox_is_string(PrefsDictionaryGetValue(v, "old"), "kept"),
@@ -585,11 +588,15 @@ static int run_role(int argc, char **argv)
         int args;
         int (*run)(char **);
     } roles[] = {
-        { "--round-writer", 5, role_round_writer }, { "--rewriter", 3, role_rewriter },
-        { "--reader", 2, role_reader },             { "--killee", 2, role_killee },
-        { "--pinger", 4, role_pinger },             { "--disk-full", 2, role_disk_full },
-        { "--full-at-exit", 1, role_full_at_exit }, { "--forker", 1, role_forker },
-        { "--fork-busy", 1, role_fork_busy },
+        {"--round-writer", 5, role_round_writer},
+        {"--rewriter", 3, role_rewriter},
+        {"--reader", 2, role_reader},
+        {"--killee", 2, role_killee},
+        {"--pinger", 4, role_pinger},
+        {"--disk-full", 2, role_disk_full},
+        {"--full-at-exit", 1, role_full_at_exit},
+        {"--forker", 1, role_forker},
+        {"--fork-busy", 1, role_fork_busy},
     };
     size_t i;
     for (i = 0; i < sizeof roles / sizeof roles[0]; i++) {
@@ -620,7 +627,7 @@ static int run_round_writers(const char *app, int count, int keys, int rounds)
     snprintf(donefd, sizeof donefd, "%d", done[1]);
     snprintf(nkeys, sizeof nkeys, "%d", keys);
     for (i = 0; i < count; i++) {
-        const char *args[] = { "--round-writer", app, index[i], nkeys, gofd[i], donefd, NULL };
+        const char *args[] = {"--round-writer", app, index[i], nkeys, gofd[i], donefd, NULL};
         if (!CHECK(children_pipe(go[i]) == 0))
             return -1;
         children_inherit(go[i][0]);
@@ -670,7 +677,8 @@ static void test_sixteen_writers(void)
             for (k = 0; k < KEYS_PER_ROUND; k++) {
                 char key[64];
                 snprintf(key, sizeof key, "p%02d-r%02d-k%02d", p, r, k);
-                if (!sandbox_is_int(PrefsDictionaryGetValue(stored, key), (int64_t)p * 1000000 + r * 1000 + k)) {
+                if (!sandbox_is_int(PrefsDictionaryGetValue(stored, key),
+                                    (int64_t)p * 1000000 + r * 1000 + k)) {
                     if (lost++ < 5)
                         fprintf(stderr, "lost: %s\n", key);
                 }
@@ -680,8 +688,8 @@ static void test_sixteen_writers(void)
     CHECKF(lost == 0, "%d of %d keys lost", lost, WRITERS * ROUNDS * KEYS_PER_ROUND);
     CHECKF(stored != NULL && PrefsDictionaryGetCount(stored) == WRITERS * ROUNDS * KEYS_PER_ROUND,
            "the file holds %zu keys", stored != NULL ? PrefsDictionaryGetCount(stored) : (size_t)0);
-    printf("%d processes x %d keys x %d rounds: %d of %d keys lost, %.1f s\n", WRITERS, KEYS_PER_ROUND, ROUNDS, lost,
-           WRITERS * ROUNDS * KEYS_PER_ROUND, children_now() - start);
+    printf("%d processes x %d keys x %d rounds: %d of %d keys lost, %.1f s\n", WRITERS, KEYS_PER_ROUND,
+           ROUNDS, lost, WRITERS * ROUNDS * KEYS_PER_ROUND, children_now() - start);
     PrefsRelease(stored);
 }
 
@@ -703,7 +711,8 @@ static void test_corrupt_file_many_writers(void)
     CHECKF(failed == 0, "%d of 8 synchronizes failed", failed);
 
     snprintf(prefix, sizeof prefix, "%s.plist.corrupt-", app);
-    CHECKF(count_names(sb->config, prefix) == 1, "%d files moved aside: %d", count_names(sb->config, prefix), 1);
+    CHECKF(count_names(sb->config, prefix) == 1, "%d files moved aside: %d", count_names(sb->config, prefix),
+           1);
     sandbox_list(sb->config, listing, sizeof listing);
     name = strstr(listing, prefix);
     if (name != NULL) {
@@ -738,14 +747,14 @@ static void test_no_torn_reads(void)
     children_inherit(ready[1]);
     snprintf(readyfd, sizeof readyfd, "%d", ready[1]);
     {
-        const char *args[] = { "--rewriter", app, "3", readyfd, NULL };
+        const char *args[] = {"--rewriter", app, "3", readyfd, NULL};
         writer = children_start(NULL, args);
     }
     close(ready[1]);
     CHECKF(children_read_byte(ready[0], 15000) == 'r', "the rewriter wrote no first version");
     close(ready[0]);
     for (i = 0; i < 2; i++) {
-        const char *args[] = { "--reader", path, "2.5", NULL };
+        const char *args[] = {"--reader", path, "2.5", NULL};
         readers[i] = children_start(NULL, args);
     }
     for (i = 0; i < 2; i++) {
@@ -762,7 +771,8 @@ static void test_sigkill(void)
     struct sandbox *sb = sandbox();
     const char *app = "com.example.processes.killed";
     const char *seed_text = getenv("PROCESSES_SEED");
-    unsigned seed = seed_text != NULL ? (unsigned)strtoul(seed_text, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+    unsigned seed = seed_text != NULL ? (unsigned)strtoul(seed_text, NULL, 10)
+                                      : (unsigned)time(NULL) ^ (unsigned)getpid();
     char path[700], readyfd[16];
     int i, unreadable = 0, older = 0, mid_write = 0;
     int64_t last = 0;
@@ -782,7 +792,7 @@ static void test_sigkill(void)
         children_inherit(ready[1]);
         snprintf(readyfd, sizeof readyfd, "%d", ready[1]);
         {
-            const char *args[] = { "--killee", app, readyfd, NULL };
+            const char *args[] = {"--killee", app, readyfd, NULL};
             pid = children_start(NULL, args);
         }
         close(ready[1]);
@@ -791,7 +801,8 @@ static void test_sigkill(void)
         children_sleep_us(rand() % 40000);
         kill(pid, SIGKILL);
         status = children_wait(pid);
-        CHECKF(status == -1 && children_last_signal == SIGKILL, "kill %d: the writer ended with status %d", i, status);
+        CHECKF(status == -1 && children_last_signal == SIGKILL, "kill %d: the writer ended with status %d", i,
+               status);
 
         mid_write += count_names(sb->config, ".prefs.tmp") > 0;
         d = read_file_value(path, &missing, why, sizeof why);
@@ -803,14 +814,15 @@ static void test_sigkill(void)
             CHECKF(0, "after kill %d the file holds no whole version: %s", i, why);
         } else if (v < last) {
             older++;
-            CHECKF(0, "after kill %d the file holds version %lld, older than %lld seen before", i, (long long)v,
-                   (long long)last);
+            CHECKF(0, "after kill %d the file holds version %lld, older than %lld seen before", i,
+                   (long long)v, (long long)last);
         } else {
             last = v;
         }
         PrefsRelease(d);
     }
-    printf("%d kills: %d unreadable files, %d older versions, %d kills left a temporary file, last version %lld\n",
+    printf("%d kills: %d unreadable files, %d older versions, %d kills left a temporary file, last version "
+           "%lld\n",
            KILLS, unreadable, older, mid_write, (long long)last);
     CHECK(count_names(sb->config, app) == 1); /* no .corrupt-* beside it */
 
@@ -836,7 +848,7 @@ static void test_visible_at_once(void)
     snprintf(gofd, sizeof gofd, "%d", go[0]);
     snprintf(ackfd, sizeof ackfd, "%d", ack[1]);
     {
-        const char *args[] = { "--pinger", app, trials, gofd, ackfd, NULL };
+        const char *args[] = {"--pinger", app, trials, gofd, ackfd, NULL};
         pid = children_start(NULL, args);
     }
     close(go[0]);
@@ -859,10 +871,10 @@ static void test_visible_at_once(void)
     close(ack[0]);
     status = children_wait(pid);
     CHECKF(status == 0, "the writer: exit status %d", status);
-    CHECKF(misses == 0, "%d of %d next reads after another process's synchronize missed the new value", misses,
-           VISIBILITY_TRIALS);
-    printf("%d of %d next reads after another process's synchronize saw the new value\n", VISIBILITY_TRIALS - misses,
-           VISIBILITY_TRIALS);
+    CHECKF(misses == 0, "%d of %d next reads after another process's synchronize missed the new value",
+           misses, VISIBILITY_TRIALS);
+    printf("%d of %d next reads after another process's synchronize saw the new value\n",
+           VISIBILITY_TRIALS - misses, VISIBILITY_TRIALS);
 }
 
 /* Polls `key` of `app` (no synchronize) for up to 3 s until it is the
@@ -924,8 +936,9 @@ static void test_disk_full(void)
     sandbox_fmt(mnt, sizeof mnt, "%s/small-disk", sb->root);
     CHECK(sandbox_mkdirs(mnt) == 0);
     if (geteuid() != 0 || mount("tmpfs", mnt, "tmpfs", 0, "size=256k,mode=0700") != 0) {
-        printf("SKIP disk full: cannot mount a small tmpfs here (%s); test_persistence injects ENOSPC instead\n",
-               geteuid() != 0 ? "not root" : strerror(errno));
+        printf(
+            "SKIP disk full: cannot mount a small tmpfs here (%s); test_persistence injects ENOSPC instead\n",
+            geteuid() != 0 ? "not root" : strerror(errno));
         return;
     }
     sandbox_fmt(config, sizeof config, "%s/config", mnt);
@@ -950,9 +963,9 @@ static void test_disk_full(void)
     }
 
     {
-        const char *env[] = { env_config, NULL };
-        const char *exit_args[] = { "--full-at-exit", app, NULL };
-        const char *args[] = { "--disk-full", app, filler, NULL };
+        const char *env[] = {env_config, NULL};
+        const char *exit_args[] = {"--full-at-exit", app, NULL};
+        const char *args[] = {"--disk-full", app, filler, NULL};
         char *after;
 
         /* A process whose exit handler cannot write still exits normally. */
@@ -960,12 +973,14 @@ static void test_disk_full(void)
         CHECKF(status == 0, "a process exiting with changes it cannot write: status %d, signal %d", status,
                children_last_signal);
         after = sandbox_read_file(path, &after_len);
-        CHECKF(after != NULL && before != NULL && after_len == before_len && memcmp(before, after, before_len) == 0,
+        CHECKF(after != NULL && before != NULL && after_len == before_len &&
+                   memcmp(before, after, before_len) == 0,
                "%s changed while the disk was full", path);
         free(after);
 
         status = children_run(env, args);
-        CHECKF(status == 0, "the process on the full disk: status %d, signal %d", status, children_last_signal);
+        CHECKF(status == 0, "the process on the full disk: status %d, signal %d", status,
+               children_last_signal);
     }
     free(before);
     CHECKF(umount2(mnt, MNT_DETACH) == 0, "umount %s: %s", mnt, strerror(errno));
@@ -973,12 +988,13 @@ static void test_disk_full(void)
 
 static void test_fork(void)
 {
-    const char *forker[] = { "--forker", "com.example.processes.fork", NULL };
-    const char *busy[] = { "--fork-busy", "com.example.processes.forkbusy", NULL };
+    const char *forker[] = {"--forker", "com.example.processes.fork", NULL};
+    const char *busy[] = {"--fork-busy", "com.example.processes.forkbusy", NULL};
     int status = children_run(NULL, forker);
     CHECKF(status == 0, "observers across fork: exit status %d, signal %d", status, children_last_signal);
     status = children_run(NULL, busy);
-    CHECKF(status == 0, "forks while another thread writes: exit status %d, signal %d", status, children_last_signal);
+    CHECKF(status == 0, "forks while another thread writes: exit status %d, signal %d", status,
+           children_last_signal);
 }
 
 int main(int argc, char **argv)

@@ -27,7 +27,8 @@
 #include "check.h"
 #include "support.h"
 
-#define PLIST(body) "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n" body "\n</plist>\n"
+#define PLIST(body) \
+  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n" body "\n</plist>\n"
 
 /* ------------------------------------------------------------------ */
 
@@ -37,7 +38,8 @@
  * A negative `code` accepts any of the parse-error codes (Malformed,
  * ForbiddenMarkup, TooDeep).
  */
-static void expect_refusal_at(const char *label, const void *bytes, size_t n, int code, const char *file, int line)
+static void expect_refusal_at(const char *label, const void *bytes, size_t n, int code, const char *file,
+                              int line)
 {
     PrefsErrorRef err = NULL;
     PrefsErrorRef last;
@@ -74,7 +76,8 @@ static void expect_refusal_at(const char *label, const void *bytes, size_t n, in
     PrefsRelease(v);
 }
 
-#define EXPECT_REFUSAL(label, bytes, n, code) expect_refusal_at((label), (bytes), (n), (code), __FILE__, __LINE__)
+#define EXPECT_REFUSAL(label, bytes, n, code) \
+  expect_refusal_at((label), (bytes), (n), (code), __FILE__, __LINE__)
 #define EXPECT_REFUSAL_TEXT(label, text, code) EXPECT_REFUSAL((label), (text), sizeof(text) - 1, (code))
 
 /* ------------------------------------------------------------------ */
@@ -84,52 +87,76 @@ static void expect_refusal_at(const char *label, const void *bytes, size_t n, in
 static void test_malformed(void)
 {
     static const char *const integers[] = {
-        "18446744073709551616", "-9223372036854775809", "99999999999999999999999", "0x10000000000000000",
-        "12abc", "", "1.5", "0x", "--1", "1e3", "0x1G", "one",
+        "18446744073709551616",
+        "-9223372036854775809",
+        "99999999999999999999999",
+        "0x10000000000000000",
+        "12abc",
+        "",
+        "1.5",
+        "0x",
+        "--1",
+        "1e3",
+        "0x1G",
+        "one",
     };
-    static const char *const reals[] = { "abc", "", "1.2.3", "1e", "nanx", "--1", "1,5", "e5" };
-    static const char *const base64[] = { "a===", "aGVsbG8", "!!!!", "aGVsbG8=aGVs", "a", "=aaa", "aGVs*G8=" };
+    static const char *const reals[] = {"abc", "", "1.2.3", "1e", "nanx", "--1", "1,5", "e5"};
+    static const char *const base64[] = {"a===", "aGVsbG8", "!!!!", "aGVsbG8=aGVs", "a", "=aaa", "aGVs*G8="};
     static const char *const dates[] = {
-        "2024-13-01T00:00:00Z", "2024-00-10T00:00:00Z", "2024-01-01 00:00:00Z", "2024-01-01T00:00:00",
-        "2024-01-01T00:00:00.5Z", "2023-02-29T00:00:00Z", "2024-04-31T00:00:00Z", "2024-01-01T24:00:00Z",
-        "2024-01-01T00:60:00Z", "0000-01-01T00:00:00Z", "24-01-01T00:00:00Z", "", "yesterday",
-        "2024-01-01T00:00:00+01:00", " 2024-01-01T00:00:00Z",
+        "2024-13-01T00:00:00Z",
+        "2024-00-10T00:00:00Z",
+        "2024-01-01 00:00:00Z",
+        "2024-01-01T00:00:00",
+        "2024-01-01T00:00:00.5Z",
+        "2023-02-29T00:00:00Z",
+        "2024-04-31T00:00:00Z",
+        "2024-01-01T24:00:00Z",
+        "2024-01-01T00:60:00Z",
+        "0000-01-01T00:00:00Z",
+        "24-01-01T00:00:00Z",
+        "",
+        "yesterday",
+        "2024-01-01T00:00:00+01:00",
+        " 2024-01-01T00:00:00Z",
     };
-    static const struct { const char *label; const char *text; } docs[] = {
-        { "mismatched tags", PLIST("<dict><key>a</key><string>x</dict>") },
-        { "an unclosed element", PLIST("<array><true/>") },
-        { "an unknown element", PLIST("<foo/>") },
-        { "an unknown element in an array", PLIST("<array><integer>1</integer><blob/></array>") },
-        { "a dict value without a key", PLIST("<dict><string>x</string></dict>") },
-        { "a dict value after a key's value", PLIST("<dict><key>a</key><true/><false/></dict>") },
-        { "a key without a value", PLIST("<dict><key>a</key></dict>") },
-        { "a key without a value, then another key", PLIST("<dict><key>a</key><key>b</key><true/></dict>") },
-        { "a key outside a dict", PLIST("<array><key>a</key></array>") },
-        { "a key as the root", PLIST("<key>a</key>") },
-        { "two root values", PLIST("<true/><false/>") },
-        { "an empty plist element", PLIST("") },
-        { "text between values", PLIST("<array>text<true/></array>") },
-        { "an element inside a string", PLIST("<string><integer>1</integer></string>") },
-        { "text in <true/>", PLIST("<true>yes</true>") },
-        { "an element inside <data>", PLIST("<data><string/></data>") },
-        { "plist inside plist", PLIST("<plist><true/></plist>") },
-        { "two root elements", "<plist version=\"1.0\"><true/></plist><plist version=\"1.0\"><true/></plist>" },
-        { "bytes that are not UTF-8", PLIST("<string>\xff\xfe</string>") },
-        { "an unterminated comment", PLIST("<!-- <true/>") },
-        { "a bare ampersand", PLIST("<string>a & b</string>") },
-        { "a lone less-than sign", PLIST("<string>a < b</string>") },
-        { "an unquoted attribute", "<plist version=1.0><true/></plist>" },
-        { "an XML declaration not at the start", "\n\n<plist><true/></plist><?xml version=\"1.0\"?>" },
-        { "old-style: unterminated array", "(a, b" },
-        { "old-style: unterminated dictionary", "{a = b;" },
-        { "old-style: missing semicolon", "{a = b}" },
-        { "old-style: missing equals sign", "{a b;}" },
-        { "old-style: unterminated string", "\"abc" },
-        { "old-style: odd hex digits", "<abc>" },
-        { "old-style: bad hex digit", "<0g>" },
-        { "old-style: text after the value", "(a) b" },
-        { "old-style: a stray comma", "(,)" },
-        { "old-style: an unterminated comment", "(a) /* b" },
+    static const struct {
+        const char *label;
+        const char *text;
+    } docs[] = {
+        {"mismatched tags", PLIST("<dict><key>a</key><string>x</dict>")},
+        {"an unclosed element", PLIST("<array><true/>")},
+        {"an unknown element", PLIST("<foo/>")},
+        {"an unknown element in an array", PLIST("<array><integer>1</integer><blob/></array>")},
+        {"a dict value without a key", PLIST("<dict><string>x</string></dict>")},
+        {"a dict value after a key's value", PLIST("<dict><key>a</key><true/><false/></dict>")},
+        {"a key without a value", PLIST("<dict><key>a</key></dict>")},
+        {"a key without a value, then another key", PLIST("<dict><key>a</key><key>b</key><true/></dict>")},
+        {"a key outside a dict", PLIST("<array><key>a</key></array>")},
+        {"a key as the root", PLIST("<key>a</key>")},
+        {"two root values", PLIST("<true/><false/>")},
+        {"an empty plist element", PLIST("")},
+        {"text between values", PLIST("<array>text<true/></array>")},
+        {"an element inside a string", PLIST("<string><integer>1</integer></string>")},
+        {"text in <true/>", PLIST("<true>yes</true>")},
+        {"an element inside <data>", PLIST("<data><string/></data>")},
+        {"plist inside plist", PLIST("<plist><true/></plist>")},
+        {"two root elements", "<plist version=\"1.0\"><true/></plist><plist version=\"1.0\"><true/></plist>"},
+        {"bytes that are not UTF-8", PLIST("<string>\xff\xfe</string>")},
+        {"an unterminated comment", PLIST("<!-- <true/>")},
+        {"a bare ampersand", PLIST("<string>a & b</string>")},
+        {"a lone less-than sign", PLIST("<string>a < b</string>")},
+        {"an unquoted attribute", "<plist version=1.0><true/></plist>"},
+        {"an XML declaration not at the start", "\n\n<plist><true/></plist><?xml version=\"1.0\"?>"},
+        {"old-style: unterminated array", "(a, b"},
+        {"old-style: unterminated dictionary", "{a = b;"},
+        {"old-style: missing semicolon", "{a = b}"},
+        {"old-style: missing equals sign", "{a b;}"},
+        {"old-style: unterminated string", "\"abc"},
+        {"old-style: odd hex digits", "<abc>"},
+        {"old-style: bad hex digit", "<0g>"},
+        {"old-style: text after the value", "(a) b"},
+        {"old-style: a stray comma", "(,)"},
+        {"old-style: an unterminated comment", "(a) /* b"},
     };
     char doc[512];
     size_t i;
@@ -188,25 +215,25 @@ static void test_malformed(void)
 
 static void test_empty_truncated_random(void)
 {
-    static const char valid[] =
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n"
-        "<plist version=\"1.0\">\n"
-        "<dict>\n"
-        "\t<key>list</key>\n"
-        "\t<array>\n"
-        "\t\t<integer>12345</integer>\n"
-        "\t\t<real>2.5</real>\n"
-        "\t\t<date>2001-02-03T04:05:06Z</date>\n"
-        "\t\t<data>\n"
-        "\t\taGVsbG8gd29ybGQ=\n"
-        "\t\t</data>\n"
-        "\t\t<true/>\n"
-        "\t</array>\n"
-        "\t<key>name</key>\n"
-        "\t<string>value</string>\n"
-        "</dict>\n"
-        "</plist>\n";
+    static const char valid[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                                "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" "
+                                "\"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n"
+                                "<plist version=\"1.0\">\n"
+                                "<dict>\n"
+                                "\t<key>list</key>\n"
+                                "\t<array>\n"
+                                "\t\t<integer>12345</integer>\n"
+                                "\t\t<real>2.5</real>\n"
+                                "\t\t<date>2001-02-03T04:05:06Z</date>\n"
+                                "\t\t<data>\n"
+                                "\t\taGVsbG8gd29ybGQ=\n"
+                                "\t\t</data>\n"
+                                "\t\t<true/>\n"
+                                "\t</array>\n"
+                                "\t<key>name</key>\n"
+                                "\t<string>value</string>\n"
+                                "</dict>\n"
+                                "</plist>\n";
     const char *end = strstr(valid, "</plist>");
     size_t complete = (size_t)(end - valid) + strlen("</plist>");
     size_t n;
@@ -238,8 +265,14 @@ static void test_empty_truncated_random(void)
     {
         uint64_t state = 0x9E3779B97F4A7C15u;
         static const char *const prefixes[] = {
-            "", "", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n", "{ key = ",
-            "(", "<plist>", "\xef\xbb\xbf", "\xff\xfe",
+            "",
+            "",
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n",
+            "{ key = ",
+            "(",
+            "<plist>",
+            "\xef\xbb\xbf",
+            "\xff\xfe",
         };
         unsigned char buffer[1024];
         int round;
@@ -272,8 +305,8 @@ static void test_empty_truncated_random(void)
 static void test_silent_on_stderr(void)
 {
     static const char *const inputs[] = {
-        "\xff\xfe\x3c\x00\x70\x00\x00\xd8\x41\x00",         /* UTF-16LE with a lone surrogate */
-        "\xfe\xff\x00\x3c\xdc\x00\x00\x41",                 /* UTF-16BE with a lone low surrogate */
+        "\xff\xfe\x3c\x00\x70\x00\x00\xd8\x41\x00", /* UTF-16LE with a lone surrogate */
+        "\xfe\xff\x00\x3c\xdc\x00\x00\x41",         /* UTF-16BE with a lone low surrogate */
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><string>\xc3\x28</string></plist>",
         "<?xml version=\"1.0\" encoding=\"NO-SUCH-ENCODING\"?><plist><true/></plist>",
         "<?xml version=\"1.0\"?><!DOCTYPE plist [<!ENTITY a \"b\">]><plist><string>&a;</string></plist>",
@@ -496,8 +529,8 @@ static char *repeat_document(const char *head, const char *open, size_t depth, c
     return doc;
 }
 
-static void expect_too_deep(const char *label, const char *head, const char *open, size_t depth, const char *middle,
-                            const char *close, const char *tail)
+static void expect_too_deep(const char *label, const char *head, const char *open, size_t depth,
+                            const char *middle, const char *close, const char *tail)
 {
     size_t n = 0;
     char *doc = repeat_document(head, open, depth, middle, close, tail, &n);
@@ -511,14 +544,15 @@ static void *deep_nesting_thread(void *unused)
 {
     static const char head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n";
     (void)unused;
-    expect_too_deep("257 nested arrays", head, "<array>", PREFS_MAX_NESTING + 1, "", "</array>", "</plist>\n");
+    expect_too_deep("257 nested arrays", head, "<array>", PREFS_MAX_NESTING + 1, "", "</array>",
+                    "</plist>\n");
     expect_too_deep("257 nested dictionaries", head, "<dict><key>k</key>", PREFS_MAX_NESTING + 1, "<true/>",
                     "</dict>", "</plist>\n");
     expect_too_deep("1,000,000 nested arrays", head, "<array>", 1000000, "", "</array>", "</plist>\n");
-    expect_too_deep("1,000,000 nested arrays, one per line", head, "<array>\n", 1000000, "<true/>", "</array>\n",
-                    "</plist>\n");
-    expect_too_deep("1,000,000 nested dictionaries", head, "<dict><key>k</key>", 1000000, "<true/>", "</dict>",
-                    "</plist>\n");
+    expect_too_deep("1,000,000 nested arrays, one per line", head, "<array>\n", 1000000, "<true/>",
+                    "</array>\n", "</plist>\n");
+    expect_too_deep("1,000,000 nested dictionaries", head, "<dict><key>k</key>", 1000000, "<true/>",
+                    "</dict>", "</plist>\n");
     expect_too_deep("1,000,000 nested arrays without <plist>", "", "<array>", 1000000, "", "</array>", "");
     expect_too_deep("1,000,000 nested arrays, never closed", head, "<array>", 1000000, "", "", "");
     expect_too_deep("old-style: 1,000,000 nested arrays", "", "(", 1000000, "", ")", "");
@@ -547,7 +581,8 @@ static void test_nesting(void)
 static void test_huge_text_node(void)
 {
     /* A single text node larger than 10 MB is refused (libxml2's limit). */
-    static const char head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<string>";
+    static const char head[] =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<string>";
     static const char tail[] = "</string>\n</plist>\n";
     size_t body = 10 * 1000 * 1000 + 500000;
     size_t n = sizeof head - 1 + body + sizeof tail - 1;
@@ -588,18 +623,25 @@ static void expect_unrepresentable(const char *label, PrefsPropertyListRef v, co
 
 static void test_unrepresentable(void)
 {
-    static const struct { const char *label; const char *bytes; size_t n; } bad[] = {
-        { "U+0001", "a\x01" "b", 3 },
-        { "U+0000", "a\0b", 3 },
-        { "U+0008", "\x08", 1 },
-        { "U+000B", "\x0b", 1 },
-        { "U+000C", "\x0c", 1 },
-        { "U+000E", "\x0e", 1 },
-        { "U+001F", "x\x1f", 2 },
-        { "U+FFFE", "\xef\xbf\xbe", 3 },
-        { "U+FFFF", "z\xef\xbf\xbf", 4 },
+    static const struct {
+        const char *label;
+        const char *bytes;
+        size_t n;
+    } bad[] = {
+        {"U+0001",
+         "a\x01"
+         "b",
+         3},
+        {"U+0000", "a\0b", 3},
+        {"U+0008", "\x08", 1},
+        {"U+000B", "\x0b", 1},
+        {"U+000C", "\x0c", 1},
+        {"U+000E", "\x0e", 1},
+        {"U+001F", "x\x1f", 2},
+        {"U+FFFE", "\xef\xbf\xbe", 3},
+        {"U+FFFF", "z\xef\xbf\xbf", 4},
     };
-    static const double bad_dates[] = { -62135596801.0, 253402300800.0, 1e20, -1e20 };
+    static const double bad_dates[] = {-62135596801.0, 253402300800.0, 1e20, -1e20};
     size_t i;
 
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -636,10 +678,10 @@ static void test_unrepresentable(void)
         PrefsStringRef badstr = PrefsStringCreate("bad\x01");
         PrefsPropertyListRef items[2];
         PrefsArrayRef arr;
-        const char *k_inner[2] = { "innerkey", "aaa" };
+        const char *k_inner[2] = {"innerkey", "aaa"};
         PrefsPropertyListRef v_inner[2];
         PrefsDictionaryRef inner, outer;
-        const char *k_outer[1] = { "outerkey" };
+        const char *k_outer[1] = {"outerkey"};
         PrefsPropertyListRef v_outer[1];
 
         items[0] = fine;
@@ -786,7 +828,7 @@ struct objects {
 
 static void make_objects(struct objects *o)
 {
-    const char *k[1] = { "k" };
+    const char *k[1] = {"k"};
     PrefsPropertyListRef v[1];
     o->s = PrefsStringCreate("str");
     o->n = PrefsNumberCreateInt64(5);
@@ -808,25 +850,31 @@ static void make_objects(struct objects *o)
  * well: an empty string, any byte pointer, an empty array. An Error function
  * may answer kPrefsErrorInvalidArgument instead of 0.
  */
-static int null_or_empty(const char *s) { return s == NULL || s[0] == '\0'; }
-static int no_code(int code) { return code == 0 || code == kPrefsErrorInvalidArgument; }
+static int null_or_empty(const char *s)
+{
+    return s == NULL || s[0] == '\0';
+}
+static int no_code(int code)
+{
+    return code == 0 || code == kPrefsErrorInvalidArgument;
+}
 
-#define EXPECT_REFUSED_CALL(cond) \
-    do { \
-        int ok_ = (cond); \
-        CHECKF(ok_, "%s: returns the failure value", current_label); \
-        CHECK_LAST_ERROR(kPrefsErrorInvalidArgument, current_label); \
-    } while (0)
+#define EXPECT_REFUSED_CALL(cond)                                \
+  do {                                                           \
+    int ok_ = (cond);                                            \
+    CHECKF(ok_, "%s: returns the failure value", current_label); \
+    CHECK_LAST_ERROR(kPrefsErrorInvalidArgument, current_label); \
+  } while (0)
 
 /* PrefsDictionaryCopyKeys(object): refused, returning NULL or an empty array. */
-#define EXPECT_REFUSED_COPY_KEYS(object) \
-    do { \
-        PrefsArrayRef keys_ = PrefsDictionaryCopyKeys(object); \
-        CHECK_LAST_ERROR(kPrefsErrorInvalidArgument, current_label); \
-        CHECKF(keys_ == NULL || (PrefsGetType(keys_) == kPrefsTypeArray && PrefsArrayGetCount(keys_) == 0), \
-               "%s: returns NULL or an empty array", current_label); \
-        PrefsRelease(keys_); \
-    } while (0)
+#define EXPECT_REFUSED_COPY_KEYS(object)                                                                \
+  do {                                                                                                  \
+    PrefsArrayRef keys_ = PrefsDictionaryCopyKeys(object);                                              \
+    CHECK_LAST_ERROR(kPrefsErrorInvalidArgument, current_label);                                        \
+    CHECKF(keys_ == NULL || (PrefsGetType(keys_) == kPrefsTypeArray && PrefsArrayGetCount(keys_) == 0), \
+           "%s: returns NULL or an empty array", current_label);                                        \
+    PrefsRelease(keys_);                                                                                \
+  } while (0)
 
 #define N_ARGUMENT_CASES 56
 
@@ -896,39 +944,91 @@ static void argument_case(int i, struct objects *o)
     uint64_t u64 = 77;
     double dbl = 77.0;
     PrefsErrorRef err = NULL;
-    const char *keys[1] = { "k" };
+    const char *keys[1] = {"k"};
     PrefsPropertyListRef values[1];
     values[0] = o->s;
     current_label = (i >= 0 && i < N_ARGUMENT_CASES) ? argument_labels[i] : "?";
 
     switch (i) {
     /* NULL where the header does not allow it. */
-    case 0: EXPECT_REFUSED_CALL(PrefsGetType(NUL_) == 0); break;
-    case 1: EXPECT_REFUSED_CALL(PrefsCopyDescription(NUL_) == NULL); break;
-    case 2: EXPECT_REFUSED_CALL(PrefsStringCreate(NUL_) == NULL); break;
-    case 3: EXPECT_REFUSED_CALL(PrefsStringCreateWithBytes(NULL, 3) == NULL); break;
-    case 4: EXPECT_REFUSED_CALL(null_or_empty(PrefsStringGetCString(NUL_))); break;
-    case 5: EXPECT_REFUSED_CALL(PrefsStringGetLength(NUL_) == 0); break;
-    case 6: EXPECT_REFUSED_CALL(!PrefsNumberGetInt64(NUL_, &i64) && i64 == 77); break;
-    case 7: EXPECT_REFUSED_CALL(!PrefsNumberGetInt64(o->n, NUL_)); break;
-    case 8: EXPECT_REFUSED_CALL(!PrefsNumberGetUInt64(NUL_, &u64) && u64 == 77); break;
-    case 9: EXPECT_REFUSED_CALL(!PrefsNumberGetUInt64(o->n, NUL_)); break;
-    case 10: EXPECT_REFUSED_CALL(!PrefsNumberGetDouble(NUL_, &dbl) && dbl == 77.0); break;
-    case 11: EXPECT_REFUSED_CALL(!PrefsNumberGetDouble(o->n, NUL_)); break;
-    case 12: EXPECT_REFUSED_CALL(!PrefsBooleanGetValue(NUL_)); break;
-    case 13: EXPECT_REFUSED_CALL(PrefsDateGetUnixTime(NUL_) == 0.0); break;
-    case 14: EXPECT_REFUSED_CALL(PrefsDataCreate(NULL, 4) == NULL); break;
-    case 15: EXPECT_REFUSED_CALL((PrefsDataGetBytePtr(NUL_), 1)); break;
-    case 16: EXPECT_REFUSED_CALL(PrefsDataGetLength(NUL_) == 0); break;
-    case 17: EXPECT_REFUSED_CALL(PrefsArrayCreate(NULL, 2) == NULL); break;
-    case 18: EXPECT_REFUSED_CALL(PrefsArrayGetCount(NUL_) == 0); break;
-    case 19: EXPECT_REFUSED_CALL(PrefsArrayGetValueAtIndex(NUL_, 0) == NULL); break;
-    case 20: EXPECT_REFUSED_CALL(PrefsDictionaryCreate(NULL, values, 1) == NULL); break;
-    case 21: EXPECT_REFUSED_CALL(PrefsDictionaryCreate(keys, NULL, 1) == NULL); break;
-    case 22: EXPECT_REFUSED_CALL(PrefsDictionaryGetCount(NUL_) == 0); break;
-    case 23: EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(NUL_, "k") == NULL); break;
-    case 24: EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(o->d, NUL_) == NULL); break;
-    case 25: EXPECT_REFUSED_COPY_KEYS(NUL_); break;
+    case 0:
+        EXPECT_REFUSED_CALL(PrefsGetType(NUL_) == 0);
+        break;
+    case 1:
+        EXPECT_REFUSED_CALL(PrefsCopyDescription(NUL_) == NULL);
+        break;
+    case 2:
+        EXPECT_REFUSED_CALL(PrefsStringCreate(NUL_) == NULL);
+        break;
+    case 3:
+        EXPECT_REFUSED_CALL(PrefsStringCreateWithBytes(NULL, 3) == NULL);
+        break;
+    case 4:
+        EXPECT_REFUSED_CALL(null_or_empty(PrefsStringGetCString(NUL_)));
+        break;
+    case 5:
+        EXPECT_REFUSED_CALL(PrefsStringGetLength(NUL_) == 0);
+        break;
+    case 6:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetInt64(NUL_, &i64) && i64 == 77);
+        break;
+    case 7:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetInt64(o->n, NUL_));
+        break;
+    case 8:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetUInt64(NUL_, &u64) && u64 == 77);
+        break;
+    case 9:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetUInt64(o->n, NUL_));
+        break;
+    case 10:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetDouble(NUL_, &dbl) && dbl == 77.0);
+        break;
+    case 11:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetDouble(o->n, NUL_));
+        break;
+    case 12:
+        EXPECT_REFUSED_CALL(!PrefsBooleanGetValue(NUL_));
+        break;
+    case 13:
+        EXPECT_REFUSED_CALL(PrefsDateGetUnixTime(NUL_) == 0.0);
+        break;
+    case 14:
+        EXPECT_REFUSED_CALL(PrefsDataCreate(NULL, 4) == NULL);
+        break;
+    case 15:
+        EXPECT_REFUSED_CALL((PrefsDataGetBytePtr(NUL_), 1));
+        break;
+    case 16:
+        EXPECT_REFUSED_CALL(PrefsDataGetLength(NUL_) == 0);
+        break;
+    case 17:
+        EXPECT_REFUSED_CALL(PrefsArrayCreate(NULL, 2) == NULL);
+        break;
+    case 18:
+        EXPECT_REFUSED_CALL(PrefsArrayGetCount(NUL_) == 0);
+        break;
+    case 19:
+        EXPECT_REFUSED_CALL(PrefsArrayGetValueAtIndex(NUL_, 0) == NULL);
+        break;
+    case 20:
+        EXPECT_REFUSED_CALL(PrefsDictionaryCreate(NULL, values, 1) == NULL);
+        break;
+    case 21:
+        EXPECT_REFUSED_CALL(PrefsDictionaryCreate(keys, NULL, 1) == NULL);
+        break;
+    case 22:
+        EXPECT_REFUSED_CALL(PrefsDictionaryGetCount(NUL_) == 0);
+        break;
+    case 23:
+        EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(NUL_, "k") == NULL);
+        break;
+    case 24:
+        EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(o->d, NUL_) == NULL);
+        break;
+    case 25:
+        EXPECT_REFUSED_COPY_KEYS(NUL_);
+        break;
     case 26:
         EXPECT_REFUSED_CALL(PrefsPropertyListCreateWithData(NULL, 5, &err) == NULL);
         CHECK_ERROR(err, kPrefsErrorInvalidArgument, NULL, current_label);
@@ -943,81 +1043,109 @@ static void argument_case(int i, struct objects *o)
         CHECKF(no_code((int)PrefsErrorGetCode(NUL_)), "%s: returns 0 or kPrefsErrorInvalidArgument, got %d",
                current_label, (int)PrefsErrorGetCode(NUL_));
         break;
-    case 29:
-        {
-            /* NULL, or a string saying what went wrong: either way no crash. */
-            char *d = PrefsErrorCopyDescription(NUL_);
-            CHECK(d == NULL || strlen(d) < 100000);
-            PrefsFree(d);
-        }
-        break;
+    case 29: {
+        /* NULL, or a string saying what went wrong: either way no crash. */
+        char *d = PrefsErrorCopyDescription(NUL_);
+        CHECK(d == NULL || strlen(d) < 100000);
+        PrefsFree(d);
+    } break;
 
     /* Objects of the wrong kind. */
-    case 30: EXPECT_REFUSED_CALL(null_or_empty(PrefsStringGetCString(o->n))); break;
-    case 31: EXPECT_REFUSED_CALL(PrefsStringGetLength(o->a) == 0); break;
-    case 32: EXPECT_REFUSED_CALL(!PrefsNumberGetInt64(o->s, &i64) && i64 == 77); break;
-    case 33: EXPECT_REFUSED_CALL(!PrefsNumberGetUInt64(o->b, &u64) && u64 == 77); break;
-    case 34: EXPECT_REFUSED_CALL(!PrefsNumberGetDouble(o->date, &dbl) && dbl == 77.0); break;
-    case 35: EXPECT_REFUSED_CALL(!PrefsBooleanGetValue(o->n)); break;
-    case 36: EXPECT_REFUSED_CALL(PrefsDateGetUnixTime(o->n) == 0.0); break;
-    case 37: EXPECT_REFUSED_CALL((PrefsDataGetBytePtr(o->s), 1)); break;
-    case 38: EXPECT_REFUSED_CALL(PrefsDataGetLength(o->s) == 0); break;
-    case 39: EXPECT_REFUSED_CALL(PrefsArrayGetCount(o->d) == 0); break;
-    case 40: EXPECT_REFUSED_CALL(PrefsArrayGetValueAtIndex(o->d, 0) == NULL); break;
-    case 41: EXPECT_REFUSED_CALL(PrefsDictionaryGetCount(o->a) == 0); break;
-    case 42: EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(o->a, "k") == NULL); break;
-    case 43: EXPECT_REFUSED_COPY_KEYS(o->a); break;
+    case 30:
+        EXPECT_REFUSED_CALL(null_or_empty(PrefsStringGetCString(o->n)));
+        break;
+    case 31:
+        EXPECT_REFUSED_CALL(PrefsStringGetLength(o->a) == 0);
+        break;
+    case 32:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetInt64(o->s, &i64) && i64 == 77);
+        break;
+    case 33:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetUInt64(o->b, &u64) && u64 == 77);
+        break;
+    case 34:
+        EXPECT_REFUSED_CALL(!PrefsNumberGetDouble(o->date, &dbl) && dbl == 77.0);
+        break;
+    case 35:
+        EXPECT_REFUSED_CALL(!PrefsBooleanGetValue(o->n));
+        break;
+    case 36:
+        EXPECT_REFUSED_CALL(PrefsDateGetUnixTime(o->n) == 0.0);
+        break;
+    case 37:
+        EXPECT_REFUSED_CALL((PrefsDataGetBytePtr(o->s), 1));
+        break;
+    case 38:
+        EXPECT_REFUSED_CALL(PrefsDataGetLength(o->s) == 0);
+        break;
+    case 39:
+        EXPECT_REFUSED_CALL(PrefsArrayGetCount(o->d) == 0);
+        break;
+    case 40:
+        EXPECT_REFUSED_CALL(PrefsArrayGetValueAtIndex(o->d, 0) == NULL);
+        break;
+    case 41:
+        EXPECT_REFUSED_CALL(PrefsDictionaryGetCount(o->a) == 0);
+        break;
+    case 42:
+        EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(o->a, "k") == NULL);
+        break;
+    case 43:
+        EXPECT_REFUSED_COPY_KEYS(o->a);
+        break;
     case 44:
         EXPECT_REFUSED_CALL(PrefsPropertyListCreateXMLData(o->e, &err) == NULL);
         CHECK_ERROR(err, kPrefsErrorInvalidArgument, NULL, current_label);
         break;
-    case 45: EXPECT_REFUSED_CALL(null_or_empty(PrefsStringGetCString(o->e))); break;
+    case 45:
+        EXPECT_REFUSED_CALL(null_or_empty(PrefsStringGetCString(o->e)));
+        break;
     case 46:
         CHECKF(no_code((int)PrefsErrorGetCode(o->s)), "%s: returns 0 or kPrefsErrorInvalidArgument, got %d",
                current_label, (int)PrefsErrorGetCode(o->s));
         break;
-    case 47: EXPECT_REFUSED_CALL(PrefsArrayGetCount(o->s) == 0); break;
-    case 48: EXPECT_REFUSED_CALL((PrefsDataGetBytePtr(o->e), 1)); break;
-    case 49: EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(o->e, "k") == NULL); break;
+    case 47:
+        EXPECT_REFUSED_CALL(PrefsArrayGetCount(o->s) == 0);
+        break;
+    case 48:
+        EXPECT_REFUSED_CALL((PrefsDataGetBytePtr(o->e), 1));
+        break;
+    case 49:
+        EXPECT_REFUSED_CALL(PrefsDictionaryGetValue(o->e, "k") == NULL);
+        break;
 
     /* NULL where it is allowed: no error. */
     case 50:
         CHECK(PrefsEqual(NULL, NULL));
         CHECK(!PrefsEqual(NULL, o->s));
         break;
-    case 51: CHECK(PrefsRetain(NULL) == NULL); break;
-    case 52:
-        {
-            PrefsStringRef s = PrefsStringCreateWithBytes(NULL, 0);
-            CHECK(s != NULL && PrefsStringGetLength(s) == 0);
-            CHECK_NO_LAST_ERROR(current_label);
-            PrefsRelease(s);
-        }
+    case 51:
+        CHECK(PrefsRetain(NULL) == NULL);
         break;
-    case 53:
-        {
-            PrefsDataRef d = PrefsDataCreate(NULL, 0);
-            CHECK(d != NULL);
-            CHECK_NO_LAST_ERROR(current_label);
-            PrefsRelease(d);
-        }
-        break;
-    case 54:
-        {
-            PrefsArrayRef a = PrefsArrayCreate(NULL, 0);
-            CHECK(a != NULL);
-            CHECK_NO_LAST_ERROR(current_label);
-            PrefsRelease(a);
-        }
-        break;
-    case 55:
-        {
-            PrefsDictionaryRef d = PrefsDictionaryCreate(NULL, NULL, 0);
-            CHECK(d != NULL);
-            CHECK_NO_LAST_ERROR(current_label);
-            PrefsRelease(d);
-        }
-        break;
+    case 52: {
+        PrefsStringRef s = PrefsStringCreateWithBytes(NULL, 0);
+        CHECK(s != NULL && PrefsStringGetLength(s) == 0);
+        CHECK_NO_LAST_ERROR(current_label);
+        PrefsRelease(s);
+    } break;
+    case 53: {
+        PrefsDataRef d = PrefsDataCreate(NULL, 0);
+        CHECK(d != NULL);
+        CHECK_NO_LAST_ERROR(current_label);
+        PrefsRelease(d);
+    } break;
+    case 54: {
+        PrefsArrayRef a = PrefsArrayCreate(NULL, 0);
+        CHECK(a != NULL);
+        CHECK_NO_LAST_ERROR(current_label);
+        PrefsRelease(a);
+    } break;
+    case 55: {
+        PrefsDictionaryRef d = PrefsDictionaryCreate(NULL, NULL, 0);
+        CHECK(d != NULL);
+        CHECK_NO_LAST_ERROR(current_label);
+        PrefsRelease(d);
+    } break;
     default:
         break;
     }
@@ -1040,8 +1168,8 @@ static void run_current_argument_case(void)
  * the caller to get wrong, is still checked. */
 static int passes_null_for_nonnull(int i)
 {
-    static const int cases[] = { 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 18, 19,
-                                 22, 23, 24, 25, 27, 28, 29 };
+    static const int cases[] = {0,  1,  2,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                                13, 15, 16, 18, 19, 22, 23, 24, 25, 27, 28, 29};
     size_t k;
     for (k = 0; k < sizeof cases / sizeof cases[0]; k++)
         if (cases[k] == i)
@@ -1062,14 +1190,38 @@ static void test_arguments(void)
 
 /* ------------------------------------------------------------------ */
 
-static void run_malformed(void) { test_malformed(); }
-static void run_empty_truncated_random(void) { test_empty_truncated_random(); }
-static void run_silent_on_stderr(void) { test_silent_on_stderr(); }
-static void run_forbidden_markup(void) { test_forbidden_markup(); }
-static void run_nesting(void) { test_nesting(); }
-static void run_huge_text_node(void) { test_huge_text_node(); }
-static void run_unrepresentable(void) { test_unrepresentable(); }
-static void run_last_error(void) { test_last_error(); }
+static void run_malformed(void)
+{
+    test_malformed();
+}
+static void run_empty_truncated_random(void)
+{
+    test_empty_truncated_random();
+}
+static void run_silent_on_stderr(void)
+{
+    test_silent_on_stderr();
+}
+static void run_forbidden_markup(void)
+{
+    test_forbidden_markup();
+}
+static void run_nesting(void)
+{
+    test_nesting();
+}
+static void run_huge_text_node(void)
+{
+    test_huge_text_node();
+}
+static void run_unrepresentable(void)
+{
+    test_unrepresentable();
+}
+static void run_last_error(void)
+{
+    test_last_error();
+}
 
 int main(void)
 {

@@ -41,22 +41,22 @@ struct stored_layer {
 };
 
 static const struct stored_layer stored[] = {
-    { "app-current-user-current-host", APP, kPrefsCurrentUser, kPrefsCurrentHost },
-    { "app-current-user-any-host", APP, kPrefsCurrentUser, kPrefsAnyHost },
-    { "suite2-current-user-current-host", SUITE2, kPrefsCurrentUser, kPrefsCurrentHost },
-    { "suite2-current-user-any-host", SUITE2, kPrefsCurrentUser, kPrefsAnyHost },
-    { "suite1-current-user-current-host", SUITE1, kPrefsCurrentUser, kPrefsCurrentHost },
-    { "suite1-current-user-any-host", SUITE1, kPrefsCurrentUser, kPrefsAnyHost },
-    { "global-current-user-current-host", kPrefsAnyApplication, kPrefsCurrentUser, kPrefsCurrentHost },
-    { "global-current-user-any-host", "NSGlobalDomain", kPrefsCurrentUser, kPrefsAnyHost },
-    { "app-any-user-current-host", APP, kPrefsAnyUser, kPrefsCurrentHost },
-    { "app-any-user-any-host", APP, kPrefsAnyUser, kPrefsAnyHost },
-    { "suite2-any-user-current-host", SUITE2, kPrefsAnyUser, kPrefsCurrentHost },
-    { "suite2-any-user-any-host", SUITE2, kPrefsAnyUser, kPrefsAnyHost },
-    { "suite1-any-user-current-host", SUITE1, kPrefsAnyUser, kPrefsCurrentHost },
-    { "suite1-any-user-any-host", SUITE1, kPrefsAnyUser, kPrefsAnyHost },
-    { "global-any-user-current-host", kPrefsAnyApplication, kPrefsAnyUser, kPrefsCurrentHost },
-    { "global-any-user-any-host", kPrefsAnyApplication, kPrefsAnyUser, kPrefsAnyHost },
+    {"app-current-user-current-host", APP, kPrefsCurrentUser, kPrefsCurrentHost},
+    {"app-current-user-any-host", APP, kPrefsCurrentUser, kPrefsAnyHost},
+    {"suite2-current-user-current-host", SUITE2, kPrefsCurrentUser, kPrefsCurrentHost},
+    {"suite2-current-user-any-host", SUITE2, kPrefsCurrentUser, kPrefsAnyHost},
+    {"suite1-current-user-current-host", SUITE1, kPrefsCurrentUser, kPrefsCurrentHost},
+    {"suite1-current-user-any-host", SUITE1, kPrefsCurrentUser, kPrefsAnyHost},
+    {"global-current-user-current-host", kPrefsAnyApplication, kPrefsCurrentUser, kPrefsCurrentHost},
+    {"global-current-user-any-host", "NSGlobalDomain", kPrefsCurrentUser, kPrefsAnyHost},
+    {"app-any-user-current-host", APP, kPrefsAnyUser, kPrefsCurrentHost},
+    {"app-any-user-any-host", APP, kPrefsAnyUser, kPrefsAnyHost},
+    {"suite2-any-user-current-host", SUITE2, kPrefsAnyUser, kPrefsCurrentHost},
+    {"suite2-any-user-any-host", SUITE2, kPrefsAnyUser, kPrefsAnyHost},
+    {"suite1-any-user-current-host", SUITE1, kPrefsAnyUser, kPrefsCurrentHost},
+    {"suite1-any-user-any-host", SUITE1, kPrefsAnyUser, kPrefsAnyHost},
+    {"global-any-user-current-host", kPrefsAnyApplication, kPrefsAnyUser, kPrefsCurrentHost},
+    {"global-any-user-any-host", kPrefsAnyApplication, kPrefsAnyUser, kPrefsAnyHost},
 };
 #define STORED_COUNT (sizeof stored / sizeof stored[0])
 
@@ -74,8 +74,10 @@ static void expect_layer(const char *app, const char *expected, int line)
     if (!check_record(sandbox_is_string(v, expected), __FILE__, line, what))
         fprintf(stderr, "    got %s\n", sandbox_describe(v));
     snprintf(what, sizeof what, "PrefsCopyAppDictionary(%s)[\"K\"] is \"%s\"", app, expected);
-    if (!check_record(all != NULL && sandbox_is_string(PrefsDictionaryGetValue(all, "K"), expected), __FILE__, line, what))
-        fprintf(stderr, "    got %s\n", all != NULL ? sandbox_describe(PrefsDictionaryGetValue(all, "K")) : "no dictionary");
+    if (!check_record(all != NULL && sandbox_is_string(PrefsDictionaryGetValue(all, "K"), expected), __FILE__,
+                      line, what))
+        fprintf(stderr, "    got %s\n",
+                all != NULL ? sandbox_describe(PrefsDictionaryGetValue(all, "K")) : "no dictionary");
     PrefsRelease(v);
     PrefsRelease(all);
 }
@@ -87,7 +89,8 @@ static void test_languages(void)
 {
     PrefsPropertyListRef languages = PrefsCopyAppValue("AppleLanguages", APP);
     PrefsPropertyListRef locale = PrefsCopyAppValue("AppleLocale", APP);
-    CHECKF(languages != NULL && PrefsGetType(languages) == kPrefsTypeArray && PrefsArrayGetCount(languages) == 1 &&
+    CHECKF(languages != NULL && PrefsGetType(languages) == kPrefsTypeArray &&
+               PrefsArrayGetCount(languages) == 1 &&
                sandbox_is_string(PrefsArrayGetValueAtIndex(languages, 0), "fr-FR"),
            "AppleLanguages is %s, expected (\"fr-FR\")", sandbox_describe(languages));
     CHECKF(sandbox_is_string(locale, "fr_FR"), "AppleLocale is %s, expected fr_FR", sandbox_describe(locale));
@@ -112,8 +115,8 @@ static void test_other_volatile_domains(void)
 static void test_search_list(void)
 {
     struct sandbox *sb = sandbox();
-    const char *args_with[] = { "test_search_list", "-K", "arguments" };
-    const char *args_without[] = { "test_search_list" };
+    const char *args_with[] = {"test_search_list", "-K", "arguments"};
+    const char *args_without[] = {"test_search_list"};
     PrefsDictionaryRef d;
     size_t i;
 
@@ -140,7 +143,8 @@ static void test_search_list(void)
     /* Everything stored goes to disk, so that the layers are files that
      * other processes see too. */
     for (i = 0; i < STORED_COUNT; i++)
-        CHECKF(PrefsSynchronize(stored[i].app, stored[i].user, stored[i].host), "synchronizing %s", stored[i].label);
+        CHECKF(PrefsSynchronize(stored[i].app, stored[i].user, stored[i].host), "synchronizing %s",
+               stored[i].label);
 
     sandbox_fmt(managed_user_path, sizeof managed_user_path, "%s/%s/%s.plist", sb->managed, sb->user, APP);
     sandbox_fmt(managed_all_path, sizeof managed_all_path, "%s/%s.plist", sb->managed, APP);

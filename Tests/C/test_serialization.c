@@ -18,23 +18,45 @@
 #include "check.h"
 #include "support.h"
 
-#define XML_HEAD                                                                                    \
-    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"                                                  \
-    "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n" \
-    "<plist version=\"1.0\">\n"
+#define XML_HEAD                                            \
+  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"            \
+  "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" " \
+  "\"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n"   \
+  "<plist version=\"1.0\">\n"
 #define XML_TAIL "</plist>\n"
 
 /* ------------------------------------------------------------------ */
 /* Small builders. Each returns +1; the *_take variants consume refs.  */
 /* ------------------------------------------------------------------ */
 
-static PrefsPropertyListRef str(const char *s) { return PrefsStringCreate(s); }
-static PrefsPropertyListRef i64(int64_t v) { return PrefsNumberCreateInt64(v); }
-static PrefsPropertyListRef u64(uint64_t v) { return PrefsNumberCreateUInt64(v); }
-static PrefsPropertyListRef dbl(double v) { return PrefsNumberCreateDouble(v); }
-static PrefsPropertyListRef boolean(bool v) { return PrefsBooleanCreate(v); }
-static PrefsPropertyListRef date(double t) { return PrefsDateCreate(t); }
-static PrefsPropertyListRef data(const void *p, size_t n) { return PrefsDataCreate(p, n); }
+static PrefsPropertyListRef str(const char *s)
+{
+    return PrefsStringCreate(s);
+}
+static PrefsPropertyListRef i64(int64_t v)
+{
+    return PrefsNumberCreateInt64(v);
+}
+static PrefsPropertyListRef u64(uint64_t v)
+{
+    return PrefsNumberCreateUInt64(v);
+}
+static PrefsPropertyListRef dbl(double v)
+{
+    return PrefsNumberCreateDouble(v);
+}
+static PrefsPropertyListRef boolean(bool v)
+{
+    return PrefsBooleanCreate(v);
+}
+static PrefsPropertyListRef date(double t)
+{
+    return PrefsDateCreate(t);
+}
+static PrefsPropertyListRef data(const void *p, size_t n)
+{
+    return PrefsDataCreate(p, n);
+}
 
 /* An array of n values; releases them. */
 static PrefsPropertyListRef array_take(size_t n, PrefsPropertyListRef *items)
@@ -67,7 +89,8 @@ static int contains_bytes(const uint8_t *p, size_t n, const char *needle)
 }
 
 /* Prints the first difference between two byte strings. */
-static void show_difference(const char *label, const uint8_t *got, size_t got_len, const char *want, size_t want_len)
+static void show_difference(const char *label, const uint8_t *got, size_t got_len, const char *want,
+                            size_t want_len)
 {
     size_t i = 0;
     while (i < got_len && i < want_len && got[i] == (uint8_t)want[i])
@@ -79,7 +102,8 @@ static void show_difference(const char *label, const uint8_t *got, size_t got_le
 }
 
 /* Serialises `value` and compares the bytes with `expected`. */
-static void check_xml(const char *label, PrefsPropertyListRef value, const char *expected, size_t expected_len)
+static void check_xml(const char *label, PrefsPropertyListRef value, const char *expected,
+                      size_t expected_len)
 {
     PrefsErrorRef err = NULL;
     PrefsDataRef xml;
@@ -111,7 +135,7 @@ static PrefsPropertyListRef build_document_value(void)
 {
     PrefsPropertyListRef array_items[4];
     PrefsPropertyListRef nested_values[3];
-    const char *nested_keys[3] = { "z", "A", "m" };
+    const char *nested_keys[3] = {"z", "A", "m"};
     PrefsPropertyListRef reals[6];
     PrefsPropertyListRef dates[5];
     const char *keys[16];
@@ -141,90 +165,104 @@ static PrefsPropertyListRef build_document_value(void)
     dates[4] = date(951782400.0);    /* 2000-02-29 */
 
     /* Given in an order unlike the sorted one. */
-    keys[n] = "unicode";     values[n++] = str("caf\xc3\xa9 \xf0\x9f\x98\x80");
-    keys[n] = "real";        values[n++] = dbl(1.5);
-    keys[n] = "nested";      values[n++] = dict_take(3, nested_keys, nested_values);
-    keys[n] = "integer";     values[n++] = i64(-42);
-    keys[n] = "min";         values[n++] = i64(INT64_MIN);
-    keys[n] = "escaped";     values[n++] = str("a & b < c > d\re \"q\" 'a' ]]>\ttab\nnewline");
-    keys[n] = "empty dict";  values[n++] = PrefsDictionaryCreate(NULL, NULL, 0);
-    keys[n] = "empty data";  values[n++] = data(NULL, 0);
-    keys[n] = "empty array"; values[n++] = PrefsArrayCreate(NULL, 0);
-    keys[n] = "dates";       values[n++] = array_take(5, dates);
-    keys[n] = "date";        values[n++] = date(0.0);
-    keys[n] = "data";        values[n++] = data("hello", 5);
-    keys[n] = "array";       values[n++] = array_take(4, array_items);
-    keys[n] = "reals";       values[n++] = array_take(6, reals);
-    keys[n] = "";            values[n++] = str("empty key");
-    keys[n] = "<&>";         values[n++] = str("");
+    keys[n] = "unicode";
+    values[n++] = str("caf\xc3\xa9 \xf0\x9f\x98\x80");
+    keys[n] = "real";
+    values[n++] = dbl(1.5);
+    keys[n] = "nested";
+    values[n++] = dict_take(3, nested_keys, nested_values);
+    keys[n] = "integer";
+    values[n++] = i64(-42);
+    keys[n] = "min";
+    values[n++] = i64(INT64_MIN);
+    keys[n] = "escaped";
+    values[n++] = str("a & b < c > d\re \"q\" 'a' ]]>\ttab\nnewline");
+    keys[n] = "empty dict";
+    values[n++] = PrefsDictionaryCreate(NULL, NULL, 0);
+    keys[n] = "empty data";
+    values[n++] = data(NULL, 0);
+    keys[n] = "empty array";
+    values[n++] = PrefsArrayCreate(NULL, 0);
+    keys[n] = "dates";
+    values[n++] = array_take(5, dates);
+    keys[n] = "date";
+    values[n++] = date(0.0);
+    keys[n] = "data";
+    values[n++] = data("hello", 5);
+    keys[n] = "array";
+    values[n++] = array_take(4, array_items);
+    keys[n] = "reals";
+    values[n++] = array_take(6, reals);
+    keys[n] = "";
+    values[n++] = str("empty key");
+    keys[n] = "<&>";
+    values[n++] = str("");
     return dict_take(n, keys, values);
 }
 
 static const char expected_document[] =
-    XML_HEAD
-    "<dict>\n"
-    "\t<key></key>\n"
-    "\t<string>empty key</string>\n"
-    "\t<key>&lt;&amp;&gt;</key>\n"
-    "\t<string></string>\n"
-    "\t<key>array</key>\n"
-    "\t<array>\n"
-    "\t\t<integer>1</integer>\n"
-    "\t\t<string>two</string>\n"
-    "\t\t<true/>\n"
-    "\t\t<false/>\n"
-    "\t</array>\n"
-    "\t<key>data</key>\n"
-    "\t<data>\n"
-    "\taGVsbG8=\n"
-    "\t</data>\n"
-    "\t<key>date</key>\n"
-    "\t<date>1970-01-01T00:00:00Z</date>\n"
-    "\t<key>dates</key>\n"
-    "\t<array>\n"
-    "\t\t<date>1970-01-01T00:00:01Z</date>\n"
-    "\t\t<date>1969-12-31T23:59:59Z</date>\n"
-    "\t\t<date>9999-12-31T23:59:59Z</date>\n"
-    "\t\t<date>0001-01-01T00:00:00Z</date>\n"
-    "\t\t<date>2000-02-29T00:00:00Z</date>\n"
-    "\t</array>\n"
-    "\t<key>empty array</key>\n"
-    "\t<array/>\n"
-    "\t<key>empty data</key>\n"
-    "\t<data>\n"
-    "\t</data>\n"
-    "\t<key>empty dict</key>\n"
-    "\t<dict/>\n"
-    "\t<key>escaped</key>\n"
-    "\t<string>a &amp; b &lt; c &gt; d&#13;e \"q\" 'a' ]]&gt;\ttab\nnewline</string>\n"
-    "\t<key>integer</key>\n"
-    "\t<integer>-42</integer>\n"
-    "\t<key>min</key>\n"
-    "\t<integer>-9223372036854775808</integer>\n"
-    "\t<key>nested</key>\n"
-    "\t<dict>\n"
-    "\t\t<key>A</key>\n"
-    "\t\t<integer>18446744073709551615</integer>\n"
-    "\t\t<key>m</key>\n"
-    "\t\t<real>2.5</real>\n"
-    "\t\t<key>z</key>\n"
-    "\t\t<string>last</string>\n"
-    "\t</dict>\n"
-    "\t<key>real</key>\n"
-    "\t<real>1.5</real>\n"
-    "\t<key>reals</key>\n"
-    "\t<array>\n"
-    "\t\t<real>nan</real>\n"
-    "\t\t<real>+infinity</real>\n"
-    "\t\t<real>-infinity</real>\n"
-    "\t\t<real>0.1</real>\n"
-    "\t\t<real>-0</real>\n"
-    "\t\t<real>100</real>\n"
-    "\t</array>\n"
-    "\t<key>unicode</key>\n"
-    "\t<string>caf\xc3\xa9 \xf0\x9f\x98\x80</string>\n"
-    "</dict>\n"
-    XML_TAIL;
+    XML_HEAD "<dict>\n"
+             "\t<key></key>\n"
+             "\t<string>empty key</string>\n"
+             "\t<key>&lt;&amp;&gt;</key>\n"
+             "\t<string></string>\n"
+             "\t<key>array</key>\n"
+             "\t<array>\n"
+             "\t\t<integer>1</integer>\n"
+             "\t\t<string>two</string>\n"
+             "\t\t<true/>\n"
+             "\t\t<false/>\n"
+             "\t</array>\n"
+             "\t<key>data</key>\n"
+             "\t<data>\n"
+             "\taGVsbG8=\n"
+             "\t</data>\n"
+             "\t<key>date</key>\n"
+             "\t<date>1970-01-01T00:00:00Z</date>\n"
+             "\t<key>dates</key>\n"
+             "\t<array>\n"
+             "\t\t<date>1970-01-01T00:00:01Z</date>\n"
+             "\t\t<date>1969-12-31T23:59:59Z</date>\n"
+             "\t\t<date>9999-12-31T23:59:59Z</date>\n"
+             "\t\t<date>0001-01-01T00:00:00Z</date>\n"
+             "\t\t<date>2000-02-29T00:00:00Z</date>\n"
+             "\t</array>\n"
+             "\t<key>empty array</key>\n"
+             "\t<array/>\n"
+             "\t<key>empty data</key>\n"
+             "\t<data>\n"
+             "\t</data>\n"
+             "\t<key>empty dict</key>\n"
+             "\t<dict/>\n"
+             "\t<key>escaped</key>\n"
+             "\t<string>a &amp; b &lt; c &gt; d&#13;e \"q\" 'a' ]]&gt;\ttab\nnewline</string>\n"
+             "\t<key>integer</key>\n"
+             "\t<integer>-42</integer>\n"
+             "\t<key>min</key>\n"
+             "\t<integer>-9223372036854775808</integer>\n"
+             "\t<key>nested</key>\n"
+             "\t<dict>\n"
+             "\t\t<key>A</key>\n"
+             "\t\t<integer>18446744073709551615</integer>\n"
+             "\t\t<key>m</key>\n"
+             "\t\t<real>2.5</real>\n"
+             "\t\t<key>z</key>\n"
+             "\t\t<string>last</string>\n"
+             "\t</dict>\n"
+             "\t<key>real</key>\n"
+             "\t<real>1.5</real>\n"
+             "\t<key>reals</key>\n"
+             "\t<array>\n"
+             "\t\t<real>nan</real>\n"
+             "\t\t<real>+infinity</real>\n"
+             "\t\t<real>-infinity</real>\n"
+             "\t\t<real>0.1</real>\n"
+             "\t\t<real>-0</real>\n"
+             "\t\t<real>100</real>\n"
+             "\t</array>\n"
+             "\t<key>unicode</key>\n"
+             "\t<string>caf\xc3\xa9 \xf0\x9f\x98\x80</string>\n"
+             "</dict>\n" XML_TAIL;
 
 /* Base64 laid out as Apple's writer does: `indent` tabs (at most 8) before
  * each line, 76 - 8 * indent characters per line. Written from RFC 4648 and
@@ -273,8 +311,10 @@ static void test_exact_format(void)
         if (back != NULL) {
             PrefsArrayRef dates = PrefsDictionaryGetValue(back, "dates");
             CHECK(PrefsDictionaryGetCount(back) == PrefsDictionaryGetCount(doc));
-            CHECK(PrefsEqual(PrefsDictionaryGetValue(back, "nested"), PrefsDictionaryGetValue(doc, "nested")));
-            CHECK(PrefsEqual(PrefsDictionaryGetValue(back, "escaped"), PrefsDictionaryGetValue(doc, "escaped")));
+            CHECK(
+                PrefsEqual(PrefsDictionaryGetValue(back, "nested"), PrefsDictionaryGetValue(doc, "nested")));
+            CHECK(PrefsEqual(PrefsDictionaryGetValue(back, "escaped"),
+                             PrefsDictionaryGetValue(doc, "escaped")));
             CHECK(PrefsEqual(PrefsDictionaryGetValue(back, "reals"), PrefsDictionaryGetValue(doc, "reals")));
             CHECK(PrefsEqual(PrefsDictionaryGetValue(back, "<&>"), PrefsDictionaryGetValue(doc, "<&>")));
             CHECK(PrefsEqual(PrefsDictionaryGetValue(back, ""), PrefsDictionaryGetValue(doc, "")));
@@ -313,7 +353,8 @@ static void test_exact_format(void)
         check_xml("true root", v, XML_HEAD "<true/>\n" XML_TAIL, sizeof(XML_HEAD "<true/>\n" XML_TAIL) - 1);
         PrefsRelease(v);
         v = PrefsDictionaryCreate(NULL, NULL, 0);
-        check_xml("empty dict root", v, XML_HEAD "<dict/>\n" XML_TAIL, sizeof(XML_HEAD "<dict/>\n" XML_TAIL) - 1);
+        check_xml("empty dict root", v, XML_HEAD "<dict/>\n" XML_TAIL,
+                  sizeof(XML_HEAD "<dict/>\n" XML_TAIL) - 1);
         PrefsRelease(v);
         v = PrefsArrayCreate(NULL, 0);
         check_xml("empty array root", v, XML_HEAD "<array/>\n" XML_TAIL,
@@ -327,7 +368,7 @@ static void test_exact_format(void)
 
     /* Long data: base64 lines of 76 - 8 * indent columns. */
     {
-        static const size_t sizes[] = { 1, 2, 3, 56, 57, 58, 100, 200, 1000 };
+        static const size_t sizes[] = {1, 2, 3, 56, 57, 58, 100, 200, 1000};
         uint8_t bytes[1000];
         char *expected = malloc(8192);
         size_t s, i;
@@ -488,7 +529,7 @@ static PrefsPropertyListRef nested_dicts(int depth, PrefsPropertyListRef innermo
     PrefsPropertyListRef v = innermost;
     int i;
     for (i = 0; i < depth; i++) {
-        const char *k[1] = { "k" };
+        const char *k[1] = {"k"};
         PrefsPropertyListRef one[1];
         PrefsDictionaryRef d;
         one[0] = v;
@@ -501,23 +542,72 @@ static PrefsPropertyListRef nested_dicts(int depth, PrefsPropertyListRef innermo
 
 static void test_round_trips(void)
 {
-    static const int64_t ints[] = { 0, 1, -1, 42, -42, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN,
-                                    INT64_MAX - 1, INT64_MIN + 1, INT64_C(9007199254740993) };
-    static const uint64_t uints[] = { UINT64_MAX, UINT64_MAX - 1, UINT64_C(9223372036854775808),
-                                      UINT64_C(12345678901234567890) };
+    static const int64_t ints[] = {0,
+                                   1,
+                                   -1,
+                                   42,
+                                   -42,
+                                   INT32_MAX,
+                                   INT32_MIN,
+                                   INT64_MAX,
+                                   INT64_MIN,
+                                   INT64_MAX - 1,
+                                   INT64_MIN + 1,
+                                   INT64_C(9007199254740993)};
+    static const uint64_t uints[] = {UINT64_MAX, UINT64_MAX - 1, UINT64_C(9223372036854775808),
+                                     UINT64_C(12345678901234567890)};
     static const char *const strings[] = {
-        "", "x", " ", "  leading and trailing  ", "\t\n\r", "\r\n", "\r", "line1\nline2\n",
-        "<tag attr=\"v\"> & ]]> \"' &amp;", "<![CDATA[not cdata]]>", "42", "-0x10", "true",
-        "caf\xc3\xa9", "cafe\xcc\x81", "\xef\xbf\xbd", "\xf4\x8f\xbf\xbf", "\xf0\x9f\x98\x80\xf0\x9f\x8e\x89",
-        "\xe4\xb8\xad\xe6\x96\x87", "\xd7\xa2\xd7\x91\xd7\xa8\xd7\x99\xd7\xaa", "\xc2\x85 next line",
-        "\xe2\x80\xa8 line separator", "\xef\xbb\xbf starts with a BOM",
+        "",
+        "x",
+        " ",
+        "  leading and trailing  ",
+        "\t\n\r",
+        "\r\n",
+        "\r",
+        "line1\nline2\n",
+        "<tag attr=\"v\"> & ]]> \"' &amp;",
+        "<![CDATA[not cdata]]>",
+        "42",
+        "-0x10",
+        "true",
+        "caf\xc3\xa9",
+        "cafe\xcc\x81",
+        "\xef\xbf\xbd",
+        "\xf4\x8f\xbf\xbf",
+        "\xf0\x9f\x98\x80\xf0\x9f\x8e\x89",
+        "\xe4\xb8\xad\xe6\x96\x87",
+        "\xd7\xa2\xd7\x91\xd7\xa8\xd7\x99\xd7\xaa",
+        "\xc2\x85 next line",
+        "\xe2\x80\xa8 line separator",
+        "\xef\xbb\xbf starts with a BOM",
     };
-    double reals[] = { 0.0, -0.0, 0.1, 1.0 / 3.0, 2.0 / 3.0, 1e21, 1e22, 1e-7, 123456789012345680.0,
-                       DBL_MAX, -DBL_MAX, DBL_MIN, 4.9406564584124654e-324, DBL_EPSILON, 1.0 + DBL_EPSILON,
-                       9007199254740994.0, -1.5, 100.0, 1e100, 3.141592653589793, NAN, INFINITY, -INFINITY };
-    static const double dates[] = { 0.0, 1.0, -1.0, 1e9, 1700000000.0, -62135596800.0, 253402300799.0,
-                                    951782400.0, -2208988800.0 /* 1900-01-01 */ };
-    static const size_t data_sizes[] = { 0, 1, 2, 3, 4, 5, 56, 57, 58, 59, 100, 1000, 5000 };
+    double reals[] = {0.0,
+                      -0.0,
+                      0.1,
+                      1.0 / 3.0,
+                      2.0 / 3.0,
+                      1e21,
+                      1e22,
+                      1e-7,
+                      123456789012345680.0,
+                      DBL_MAX,
+                      -DBL_MAX,
+                      DBL_MIN,
+                      4.9406564584124654e-324,
+                      DBL_EPSILON,
+                      1.0 + DBL_EPSILON,
+                      9007199254740994.0,
+                      -1.5,
+                      100.0,
+                      1e100,
+                      3.141592653589793,
+                      NAN,
+                      INFINITY,
+                      -INFINITY};
+    static const double dates[] = {
+        0.0,         1.0,          -1.0, 1e9, 1700000000.0, -62135596800.0, 253402300799.0,
+        951782400.0, -2208988800.0 /* 1900-01-01 */};
+    static const size_t data_sizes[] = {0, 1, 2, 3, 4, 5, 56, 57, 58, 59, 100, 1000, 5000};
     size_t i;
     char label[128];
 
@@ -617,7 +707,7 @@ static void test_round_trips(void)
         PrefsPropertyListRef v = build_document_value();
         PrefsPropertyListRef items[3];
         PrefsPropertyListRef arr;
-        const char *keys[2] = { "caf\xc3\xa9", "cafe\xcc\x81" }; /* two distinct keys */
+        const char *keys[2] = {"caf\xc3\xa9", "cafe\xcc\x81"}; /* two distinct keys */
         PrefsPropertyListRef values[2];
 
         /* The reference document has fractional dates; all else round-trips. */
@@ -747,7 +837,8 @@ static void check_parse(const char *label, const char *text, size_t n, PrefsProp
 
 #define CHECK_PARSE(label, text, expected) check_parse((label), (text), sizeof(text) - 1, (expected))
 
-#define PLIST(body) "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n" body "\n</plist>\n"
+#define PLIST(body) \
+  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n" body "\n</plist>\n"
 
 static void test_reading_xml(void)
 {
@@ -775,35 +866,39 @@ static void test_reading_xml(void)
     CHECK_PARSE("whitespace in a string is kept", PLIST("<string>  a \n b  </string>"), str("  a \n b  "));
     CHECK_PARSE("the five predefined entities", PLIST("<string>&amp;&lt;&gt;&quot;&apos;</string>"),
                 str("&<>\"'"));
-    CHECK_PARSE("character references", PLIST("<string>&#65;&#x42;&#13;&#xE9;</string>"), str("AB\r\xc3\xa9"));
+    CHECK_PARSE("character references", PLIST("<string>&#65;&#x42;&#13;&#xE9;</string>"),
+                str("AB\r\xc3\xa9"));
     CHECK_PARSE("CDATA", PLIST("<string><![CDATA[a<b&c]]></string>"), str("a<b&c"));
     CHECK_PARSE("comments and processing instructions",
                 PLIST("<!-- a comment --><array><?pi x?><true/><!-- --><false/></array>"),
-                array_take(2, (PrefsPropertyListRef[]){ boolean(true), boolean(false) }));
+                array_take(2, (PrefsPropertyListRef[]){boolean(true), boolean(false)}));
     CHECK_PARSE("no XML declaration", "<plist version=\"1.0\"><string>x</string></plist>", str("x"));
     CHECK_PARSE("Apple's DOCTYPE is accepted and not fetched",
                 XML_HEAD "<array><integer>1</integer></array>\n" XML_TAIL,
-                array_take(1, (PrefsPropertyListRef[]){ i64(1) }));
+                array_take(1, (PrefsPropertyListRef[]){i64(1)}));
     CHECK_PARSE("the last of duplicate keys wins",
                 PLIST("<dict><key>a</key><integer>1</integer><key>b</key><true/>"
                       "<key>a</key><integer>2</integer></dict>"),
-                dict_take(2, (const char *[]){ "a", "b" }, (PrefsPropertyListRef[]){ i64(2), boolean(true) }));
+                dict_take(2, (const char *[]){"a", "b"}, (PrefsPropertyListRef[]){i64(2), boolean(true)}));
     CHECK_PARSE("an empty key", PLIST("<dict><key></key><string>v</string></dict>"),
-                dict_take(1, (const char *[]){ "" }, (PrefsPropertyListRef[]){ str("v") }));
+                dict_take(1, (const char *[]){""}, (PrefsPropertyListRef[]){str("v")}));
     CHECK_PARSE("a self-closing key", PLIST("<dict><key/><string>v</string></dict>"),
-                dict_take(1, (const char *[]){ "" }, (PrefsPropertyListRef[]){ str("v") }));
-    CHECK_PARSE("an empty array and dictionary written long-hand", PLIST("<array><array></array><dict></dict></array>"),
-                array_take(2, (PrefsPropertyListRef[]){ PrefsArrayCreate(NULL, 0),
-                                                        PrefsDictionaryCreate(NULL, NULL, 0) }));
+                dict_take(1, (const char *[]){""}, (PrefsPropertyListRef[]){str("v")}));
+    CHECK_PARSE("an empty array and dictionary written long-hand",
+                PLIST("<array><array></array><dict></dict></array>"),
+                array_take(2, (PrefsPropertyListRef[]){PrefsArrayCreate(NULL, 0),
+                                                       PrefsDictionaryCreate(NULL, NULL, 0)}));
 
     /* Encodings. */
     CHECK_PARSE("UTF-8 with a BOM", "\xef\xbb\xbf" PLIST("<string>caf\xc3\xa9</string>"), str("caf\xc3\xa9"));
     CHECK_PARSE("ISO-8859-1",
-                "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<plist version=\"1.0\"><string>caf\xe9</string></plist>",
+                "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<plist "
+                "version=\"1.0\"><string>caf\xe9</string></plist>",
                 str("caf\xc3\xa9"));
     {
-        static const char doc[] = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n"
-                                  "<plist version=\"1.0\"><dict><key>k\xc3\xa9</key><string>\xe2\x82\xac</string></dict></plist>\n";
+        static const char doc[] =
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n"
+            "<plist version=\"1.0\"><dict><key>k\xc3\xa9</key><string>\xe2\x82\xac</string></dict></plist>\n";
         /* UTF-8 to UTF-16 (the document uses only U+0000...U+FFFF). */
         uint16_t units[sizeof doc];
         uint8_t le[2 * sizeof doc + 2], be[2 * sizeof doc + 2];
@@ -832,10 +927,12 @@ static void test_reading_xml(void)
             be[2 + 2 * k] = (uint8_t)(units[k] >> 8);
             be[3 + 2 * k] = (uint8_t)(units[k] & 0xFF);
         }
-        check_parse("UTF-16LE with a BOM", (const char *)le, 2 + 2 * n,
-                    dict_take(1, (const char *[]){ "k\xc3\xa9" }, (PrefsPropertyListRef[]){ str("\xe2\x82\xac") }));
-        check_parse("UTF-16BE with a BOM", (const char *)be, 2 + 2 * n,
-                    dict_take(1, (const char *[]){ "k\xc3\xa9" }, (PrefsPropertyListRef[]){ str("\xe2\x82\xac") }));
+        check_parse(
+            "UTF-16LE with a BOM", (const char *)le, 2 + 2 * n,
+            dict_take(1, (const char *[]){"k\xc3\xa9"}, (PrefsPropertyListRef[]){str("\xe2\x82\xac")}));
+        check_parse(
+            "UTF-16BE with a BOM", (const char *)be, 2 + 2 * n,
+            dict_take(1, (const char *[]){"k\xc3\xa9"}, (PrefsPropertyListRef[]){str("\xe2\x82\xac")}));
     }
 
     /* Only `length` bytes are read: trailing garbage beyond it is ignored. */
@@ -856,13 +953,14 @@ static void test_reading_xml(void)
 static void test_old_style(void)
 {
     CHECK_PARSE("(1, 2) is an array of two strings", "(1, 2)",
-                array_take(2, (PrefsPropertyListRef[]){ str("1"), str("2") }));
-    CHECK_PARSE("{a = b;}", "{a = b;}", dict_take(1, (const char *[]){ "a" }, (PrefsPropertyListRef[]){ str("b") }));
+                array_take(2, (PrefsPropertyListRef[]){str("1"), str("2")}));
+    CHECK_PARSE("{a = b;}", "{a = b;}",
+                dict_take(1, (const char *[]){"a"}, (PrefsPropertyListRef[]){str("b")}));
     CHECK_PARSE("the header's example", "{ key = value; list = (1, 2); bytes = <0102>; }",
-                dict_take(3, (const char *[]){ "key", "list", "bytes" },
-                          (PrefsPropertyListRef[]){ str("value"),
-                                                    array_take(2, (PrefsPropertyListRef[]){ str("1"), str("2") }),
-                                                    data("\x01\x02", 2) }));
+                dict_take(3, (const char *[]){"key", "list", "bytes"},
+                          (PrefsPropertyListRef[]){
+                              str("value"), array_take(2, (PrefsPropertyListRef[]){str("1"), str("2")}),
+                              data("\x01\x02", 2)}));
     CHECK_PARSE("a quoted string", "\"hello, world\"", str("hello, world"));
     CHECK_PARSE("a bare word", "word", str("word"));
     CHECK_PARSE("an empty array", "()", PrefsArrayCreate(NULL, 0));
@@ -870,16 +968,17 @@ static void test_old_style(void)
     CHECK_PARSE("empty data", "<>", data(NULL, 0));
     CHECK_PARSE("data with spaces and capitals", "<0a0B 0c>", data("\x0a\x0b\x0c", 3));
     CHECK_PARSE("nesting and whitespace", " \n ( ( a ) ,\n { \"b c\" = \"d\" ; } ) \n",
-                array_take(2, (PrefsPropertyListRef[]){
-                                  array_take(1, (PrefsPropertyListRef[]){ str("a") }),
-                                  dict_take(1, (const char *[]){ "b c" }, (PrefsPropertyListRef[]){ str("d") }) }));
+                array_take(2, (PrefsPropertyListRef[]){array_take(1, (PrefsPropertyListRef[]){str("a")}),
+                                                       dict_take(1, (const char *[]){"b c"},
+                                                                 (PrefsPropertyListRef[]){str("d")})}));
     CHECK_PARSE("UTF-8 in a quoted string", "\"caf\xc3\xa9\"", str("caf\xc3\xa9"));
     /* The description is old-style text: it reads back to an equal value. */
     {
-        PrefsPropertyListRef v = dict_take(
-            3, (const char *[]){ "name", "list", "needs quotes" },
-            (PrefsPropertyListRef[]){ str("Ada"), array_take(2, (PrefsPropertyListRef[]){ str("x"), str("y z") }),
-                                      str("a \"quoted\" \\ value\nwith a newline") });
+        PrefsPropertyListRef v =
+            dict_take(3, (const char *[]){"name", "list", "needs quotes"},
+                      (PrefsPropertyListRef[]){str("Ada"),
+                                               array_take(2, (PrefsPropertyListRef[]){str("x"), str("y z")}),
+                                               str("a \"quoted\" \\ value\nwith a newline")});
         char *text = PrefsCopyDescription(v);
         CHECK(text != NULL);
         if (text != NULL) {

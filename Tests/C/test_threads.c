@@ -36,7 +36,10 @@ static void item_text(char *buffer, size_t size, int i)
     snprintf(buffer, size, "item-%d-%s", i, (i % 3 == 0) ? "caf\xc3\xa9" : "plain");
 }
 
-static uint8_t blob_byte(size_t i) { return (uint8_t)(i * 31 + 7); }
+static uint8_t blob_byte(size_t i)
+{
+    return (uint8_t)(i * 31 + 7);
+}
 
 /* {items: [1000 strings], numbers: [1000 integers], blob: <4 KB>,
  *  nested: {deep: [[...]] 20 levels around "bottom"}} */
@@ -48,8 +51,8 @@ static PrefsDictionaryRef build_root(void)
     PrefsDataRef blob;
     PrefsDictionaryRef nested, root;
     uint8_t bytes[BLOB];
-    const char *nested_keys[1] = { "deep" };
-    const char *keys[4] = { "items", "numbers", "blob", "nested" };
+    const char *nested_keys[1] = {"deep"};
+    const char *keys[4] = {"items", "numbers", "blob", "nested"};
     PrefsPropertyListRef values[4];
     PrefsPropertyListRef one[1];
     char text[64];
@@ -105,13 +108,15 @@ static int verify_root(PrefsDictionaryRef root, int thorough)
 
     if (items == NULL || nums == NULL || blob == NULL || nested == NULL)
         return 0;
-    if (PrefsArrayGetCount(items) != ITEMS || PrefsArrayGetCount(nums) != ITEMS || PrefsDataGetLength(blob) != BLOB)
+    if (PrefsArrayGetCount(items) != ITEMS || PrefsArrayGetCount(nums) != ITEMS ||
+        PrefsDataGetLength(blob) != BLOB)
         return 0;
     for (i = 0; i < ITEMS; i += thorough ? 1 : 97) {
         int64_t v = -1;
         item_text(text, sizeof text, i);
         ok &= strcmp(PrefsStringGetCString(PrefsArrayGetValueAtIndex(items, (size_t)i)), text) == 0;
-        ok &= PrefsNumberGetInt64(PrefsArrayGetValueAtIndex(nums, (size_t)i), &v) && v == (int64_t)i * 1000003;
+        ok &=
+            PrefsNumberGetInt64(PrefsArrayGetValueAtIndex(nums, (size_t)i), &v) && v == (int64_t)i * 1000003;
     }
     for (i = 0; i < BLOB; i += thorough ? 1 : 61)
         ok &= PrefsDataGetBytePtr(blob)[i] == blob_byte((size_t)i);
@@ -169,7 +174,8 @@ static void *reader(void *arg)
             two[0] = s;
             two[1] = blob;
             mine = PrefsArrayCreate(two, 2);
-            if (mine == NULL || PrefsArrayGetCount(mine) != 2 || !PrefsEqual(PrefsArrayGetValueAtIndex(mine, 0), s))
+            if (mine == NULL || PrefsArrayGetCount(mine) != 2 ||
+                !PrefsEqual(PrefsArrayGetValueAtIndex(mine, 0), s))
                 result->mismatches++;
             PrefsRelease(mine);
         }
@@ -246,7 +252,8 @@ static void test_shared_readers(void)
         CHECKF(results[i].mismatches == 0, "reader %d saw %lu wrong values", i, results[i].mismatches);
     }
     pthread_barrier_destroy(&start_line);
-    printf("  %d threads x %d iterations over one shared value: %lu mismatches\n", THREADS, ITERATIONS, mismatches);
+    printf("  %d threads x %d iterations over one shared value: %lu mismatches\n", THREADS, ITERATIONS,
+           mismatches);
 
     /* The shared value is intact: every retain was matched by a release. */
     CHECK(verify_root(shared_root, 1));

@@ -40,17 +40,18 @@ static void test_strings(void)
         "\xed\xa0\x80",         /* UTF-16 surrogate U+D800 */
         "\xf4\x90\x80\x80",     /* above U+10FFFF */
         "\xf8\x88\x80\x80\x80", /* five-byte form */
-        ("abc\x80" "def"),      /* stray continuation byte */
-        "caf\xc3\xa9\xe2\x82",  /* valid, then a truncated euro sign */
+        ("abc\x80"
+         "def"),               /* stray continuation byte */
+        "caf\xc3\xa9\xe2\x82", /* valid, then a truncated euro sign */
     };
     static const char *const valid[] = {
         "",
         "plain ascii",
-        "caf\xc3\xa9",          /* é */
-        "\xe2\x82\xac",         /* € */
-        "\xf0\x9f\x98\x80",     /* U+1F600 */
-        "\xf4\x8f\xbf\xbf",     /* U+10FFFF */
-        "\xef\xbf\xbf",         /* U+FFFF: a noncharacter, still valid UTF-8 */
+        "caf\xc3\xa9",      /* é */
+        "\xe2\x82\xac",     /* € */
+        "\xf0\x9f\x98\x80", /* U+1F600 */
+        "\xf4\x8f\xbf\xbf", /* U+10FFFF */
+        "\xef\xbf\xbf",     /* U+FFFF: a noncharacter, still valid UTF-8 */
         "tab\tnewline\ncr\r",
     };
     size_t i;
@@ -88,7 +89,7 @@ static void test_strings(void)
 
     /* Embedded NUL: the full length is kept, the C string reads short. */
     {
-        static const char bytes[] = { 'a', '\0', 'b', 'c' };
+        static const char bytes[] = {'a', '\0', 'b', 'c'};
         PrefsStringRef s = PrefsStringCreateWithBytes(bytes, sizeof bytes);
         CHECK(s != NULL);
         if (s != NULL) {
@@ -101,7 +102,7 @@ static void test_strings(void)
     }
     /* Validation covers the bytes after an embedded NUL too. */
     {
-        static const char bytes[] = { 'a', '\0', '\xff' };
+        static const char bytes[] = {'a', '\0', '\xff'};
         PrefsStringRef s = PrefsStringCreateWithBytes(bytes, sizeof bytes);
         CHECK(s == NULL);
         CHECK_LAST_ERROR(kPrefsErrorInvalidArgument, "invalid UTF-8 after an embedded NUL");
@@ -204,43 +205,43 @@ static void check_conversion(const struct conversion *c)
 
 static void test_numbers(void)
 {
-    const double two53 = 9007199254740992.0;   /* 2^53 */
+    const double two53 = 9007199254740992.0;    /* 2^53 */
     const double two63 = 9223372036854775808.0; /* 2^63 */
     const double two64 = 18446744073709551616.0;
     struct conversion cases[] = {
         /* label, number, int64?, value, uint64?, value, double?, value */
-        { "int 0", PrefsNumberCreateInt64(0), 1, 0, 1, 0, 1, 0.0 },
-        { "int -1", PrefsNumberCreateInt64(-1), 1, -1, 0, 0, 1, -1.0 },
-        { "int 3", PrefsNumberCreateInt64(3), 1, 3, 1, 3, 1, 3.0 },
-        { "INT64_MAX", PrefsNumberCreateInt64(INT64_MAX), 1, INT64_MAX, 1, (uint64_t)INT64_MAX, 0, 0 },
-        { "INT64_MIN", PrefsNumberCreateInt64(INT64_MIN), 1, INT64_MIN, 0, 0, 1, -two63 },
-        { "UINT64_MAX", PrefsNumberCreateUInt64(UINT64_MAX), 0, 0, 1, UINT64_MAX, 0, 0 },
-        { "uint 2^63", PrefsNumberCreateUInt64(UINT64_C(9223372036854775808)), 0, 0, 1,
-          UINT64_C(9223372036854775808), 1, two63 },
-        { "uint INT64_MAX", PrefsNumberCreateUInt64((uint64_t)INT64_MAX), 1, INT64_MAX, 1,
-          (uint64_t)INT64_MAX, 0, 0 },
-        { "uint 7", PrefsNumberCreateUInt64(7), 1, 7, 1, 7, 1, 7.0 },
-        { "int 2^53", PrefsNumberCreateInt64(INT64_C(9007199254740992)), 1, INT64_C(9007199254740992), 1,
-          UINT64_C(9007199254740992), 1, two53 },
-        { "int 2^53+1", PrefsNumberCreateInt64(INT64_C(9007199254740993)), 1, INT64_C(9007199254740993), 1,
-          UINT64_C(9007199254740993), 0, 0 },
-        { "int -(2^53+1)", PrefsNumberCreateInt64(-INT64_C(9007199254740993)), 1, -INT64_C(9007199254740993), 0,
-          0, 0, 0 },
-        { "real 3.0", PrefsNumberCreateDouble(3.0), 1, 3, 1, 3, 1, 3.0 },
-        { "real 1.5", PrefsNumberCreateDouble(1.5), 0, 0, 0, 0, 1, 1.5 },
-        { "real -1.0", PrefsNumberCreateDouble(-1.0), 1, -1, 0, 0, 1, -1.0 },
-        { "real -0.0", PrefsNumberCreateDouble(-0.0), 1, 0, 1, 0, 1, -0.0 },
-        { "real 0.1", PrefsNumberCreateDouble(0.1), 0, 0, 0, 0, 1, 0.1 },
-        { "real 2^63", PrefsNumberCreateDouble(two63), 0, 0, 1, UINT64_C(9223372036854775808), 1, two63 },
-        { "real -2^63", PrefsNumberCreateDouble(-two63), 1, INT64_MIN, 0, 0, 1, -two63 },
-        { "real 2^64", PrefsNumberCreateDouble(two64), 0, 0, 0, 0, 1, two64 },
-        { "real 2^53", PrefsNumberCreateDouble(two53), 1, INT64_C(9007199254740992), 1,
-          UINT64_C(9007199254740992), 1, two53 },
-        { "real 1e300", PrefsNumberCreateDouble(1e300), 0, 0, 0, 0, 1, 1e300 },
-        { "real DBL_MIN", PrefsNumberCreateDouble(DBL_MIN), 0, 0, 0, 0, 1, DBL_MIN },
-        { "real nan", PrefsNumberCreateDouble(NAN), 0, 0, 0, 0, 1, NAN },
-        { "real +inf", PrefsNumberCreateDouble(INFINITY), 0, 0, 0, 0, 1, INFINITY },
-        { "real -inf", PrefsNumberCreateDouble(-INFINITY), 0, 0, 0, 0, 1, -INFINITY },
+        {"int 0", PrefsNumberCreateInt64(0), 1, 0, 1, 0, 1, 0.0},
+        {"int -1", PrefsNumberCreateInt64(-1), 1, -1, 0, 0, 1, -1.0},
+        {"int 3", PrefsNumberCreateInt64(3), 1, 3, 1, 3, 1, 3.0},
+        {"INT64_MAX", PrefsNumberCreateInt64(INT64_MAX), 1, INT64_MAX, 1, (uint64_t)INT64_MAX, 0, 0},
+        {"INT64_MIN", PrefsNumberCreateInt64(INT64_MIN), 1, INT64_MIN, 0, 0, 1, -two63},
+        {"UINT64_MAX", PrefsNumberCreateUInt64(UINT64_MAX), 0, 0, 1, UINT64_MAX, 0, 0},
+        {"uint 2^63", PrefsNumberCreateUInt64(UINT64_C(9223372036854775808)), 0, 0, 1,
+         UINT64_C(9223372036854775808), 1, two63},
+        {"uint INT64_MAX", PrefsNumberCreateUInt64((uint64_t)INT64_MAX), 1, INT64_MAX, 1, (uint64_t)INT64_MAX,
+         0, 0},
+        {"uint 7", PrefsNumberCreateUInt64(7), 1, 7, 1, 7, 1, 7.0},
+        {"int 2^53", PrefsNumberCreateInt64(INT64_C(9007199254740992)), 1, INT64_C(9007199254740992), 1,
+         UINT64_C(9007199254740992), 1, two53},
+        {"int 2^53+1", PrefsNumberCreateInt64(INT64_C(9007199254740993)), 1, INT64_C(9007199254740993), 1,
+         UINT64_C(9007199254740993), 0, 0},
+        {"int -(2^53+1)", PrefsNumberCreateInt64(-INT64_C(9007199254740993)), 1, -INT64_C(9007199254740993),
+         0, 0, 0, 0},
+        {"real 3.0", PrefsNumberCreateDouble(3.0), 1, 3, 1, 3, 1, 3.0},
+        {"real 1.5", PrefsNumberCreateDouble(1.5), 0, 0, 0, 0, 1, 1.5},
+        {"real -1.0", PrefsNumberCreateDouble(-1.0), 1, -1, 0, 0, 1, -1.0},
+        {"real -0.0", PrefsNumberCreateDouble(-0.0), 1, 0, 1, 0, 1, -0.0},
+        {"real 0.1", PrefsNumberCreateDouble(0.1), 0, 0, 0, 0, 1, 0.1},
+        {"real 2^63", PrefsNumberCreateDouble(two63), 0, 0, 1, UINT64_C(9223372036854775808), 1, two63},
+        {"real -2^63", PrefsNumberCreateDouble(-two63), 1, INT64_MIN, 0, 0, 1, -two63},
+        {"real 2^64", PrefsNumberCreateDouble(two64), 0, 0, 0, 0, 1, two64},
+        {"real 2^53", PrefsNumberCreateDouble(two53), 1, INT64_C(9007199254740992), 1,
+         UINT64_C(9007199254740992), 1, two53},
+        {"real 1e300", PrefsNumberCreateDouble(1e300), 0, 0, 0, 0, 1, 1e300},
+        {"real DBL_MIN", PrefsNumberCreateDouble(DBL_MIN), 0, 0, 0, 0, 1, DBL_MIN},
+        {"real nan", PrefsNumberCreateDouble(NAN), 0, 0, 0, 0, 1, NAN},
+        {"real +inf", PrefsNumberCreateDouble(INFINITY), 0, 0, 0, 0, 1, INFINITY},
+        {"real -inf", PrefsNumberCreateDouble(-INFINITY), 0, 0, 0, 0, 1, -INFINITY},
     };
     size_t i;
 
@@ -416,7 +417,7 @@ static void test_dictionaries(void)
 {
     /* A later duplicate key wins. */
     {
-        const char *keys[3] = { "k", "other", "k" };
+        const char *keys[3] = {"k", "other", "k"};
         PrefsNumberRef n1 = PrefsNumberCreateInt64(1);
         PrefsNumberRef n2 = PrefsNumberCreateInt64(2);
         PrefsNumberRef n3 = PrefsNumberCreateInt64(3);
@@ -443,8 +444,10 @@ static void test_dictionaries(void)
     /* Keys compare byte by byte and sort by their UTF-8 bytes. */
     {
         const char *keys[] = {
-            "b", "\xf0\x9f\x98\x80" /* U+1F600 */, "a", "B", "\xef\xbd\x9e" /* U+FF5E */,
-            "aa", "", "\xc3\xa9" /* é precomposed */, "e\xcc\x81" /* e + combining acute */, "Z",
+            "b", "\xf0\x9f\x98\x80" /* U+1F600 */, "a",
+            "B", "\xef\xbd\x9e" /* U+FF5E */,      "aa",
+            "",  "\xc3\xa9" /* é precomposed */,   "e\xcc\x81" /* e + combining acute */,
+            "Z",
         };
         enum { N = sizeof keys / sizeof keys[0] };
         const char *expected[N];
@@ -476,8 +479,8 @@ static void test_dictionaries(void)
             PrefsStringRef k = PrefsArrayGetValueAtIndex(sorted, i);
             CHECKF(k != NULL && PrefsGetType(k) == kPrefsTypeString, "key %zu is a string", i);
             if (k != NULL)
-                CHECKF(strcmp(PrefsStringGetCString(k), expected[i]) == 0, "key %zu: got \"%s\", expected \"%s\"",
-                       i, PrefsStringGetCString(k), expected[i]);
+                CHECKF(strcmp(PrefsStringGetCString(k), expected[i]) == 0,
+                       "key %zu: got \"%s\", expected \"%s\"", i, PrefsStringGetCString(k), expected[i]);
         }
         PrefsRelease(sorted);
         PrefsRelease(d);
@@ -502,9 +505,9 @@ static void test_dictionaries(void)
     {
         PrefsStringRef v = PrefsStringCreate("v");
         PrefsErrorRef err = make_error();
-        const char *null_key[2] = { "ok", NULL };
-        const char *bad_key[2] = { "ok", "\xc3\x28" };
-        const char *keys[2] = { "ok", "fine" };
+        const char *null_key[2] = {"ok", NULL};
+        const char *bad_key[2] = {"ok", "\xc3\x28"};
+        const char *keys[2] = {"ok", "fine"};
         PrefsPropertyListRef values[2];
         PrefsPropertyListRef null_value[2];
         PrefsPropertyListRef error_value[2];
@@ -564,11 +567,11 @@ static PrefsDictionaryRef build_nested(const char *name, double real, uint8_t la
     PrefsStringRef s;
     PrefsDateRef when;
     PrefsDictionaryRef top;
-    const char *deep_key[1] = { "deep" };
+    const char *deep_key[1] = {"deep"};
     PrefsPropertyListRef deep_value[1];
     PrefsPropertyListRef list_items[4];
-    const char *keys[3] = { "name", "list", "when" };
-    const char *rkeys[3] = { "when", "list", "name" };
+    const char *keys[3] = {"name", "list", "when"};
+    const char *rkeys[3] = {"when", "list", "name"};
     PrefsPropertyListRef values[3];
 
     bytes[0] = 1;
@@ -657,7 +660,7 @@ static void test_equality(void)
 
     CHECK(!PrefsEqual(i1, r1)); /* integer 1 and real 1.0 differ */
     CHECK(!PrefsEqual(r1, i1));
-    CHECK(PrefsEqual(i5, u5));   /* one integer type, whichever constructor */
+    CHECK(PrefsEqual(i5, u5));     /* one integer type, whichever constructor */
     CHECK(!PrefsEqual(im1, umax)); /* not the same bits: -1 vs 2^64-1 */
     CHECK(PrefsEqual(imax, uimax));
     CHECK(PrefsEqual(nan1, nan2)); /* NaN equals NaN */
@@ -667,7 +670,7 @@ static void test_equality(void)
     CHECK(PrefsEqual(t, t2));
     CHECK(!PrefsEqual(t, i1)); /* true is not 1 */
     CHECK(PrefsEqual(d5, d5b));
-    CHECK(!PrefsEqual(d5, r5)); /* a date is not a real */
+    CHECK(!PrefsEqual(d5, r5));   /* a date is not a real */
     CHECK(!PrefsEqual(nfc, nfd)); /* no Unicode normalisation */
     CHECK(PrefsEqual(abc, abc2));
     CHECK(!PrefsEqual(nul_b, nul_c)); /* compared over the full length */
@@ -704,8 +707,8 @@ static void test_equality(void)
     }
     /* {a: 1} vs {a: 1.0} vs {b: 1}. */
     {
-        const char *ka[1] = { "a" };
-        const char *kb[1] = { "b" };
+        const char *ka[1] = {"a"};
+        const char *kb[1] = {"b"};
         PrefsPropertyListRef vi[1], vr[1];
         PrefsDictionaryRef x, y, z;
         vi[0] = i1;

@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import PrefsCore
+import Testing
 
 /// The shared conformance corpus, read in place (never copied): it lives at
 /// <package root>/../shared/conformance, the package root being two
@@ -14,7 +14,7 @@ enum Conformance {
                 file = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + file
             }
         }
-        let testDirectory = parentDirectory(file)                       // Tests/PrefsCoreTests
+        let testDirectory = parentDirectory(file)  // Tests/PrefsCoreTests
         let packageRoot = parentDirectory(parentDirectory(testDirectory))
         return normalizedPath(packageRoot + "/../shared/conformance")
     }()
@@ -65,7 +65,8 @@ enum Conformance {
             let u = Array(s.utf8)
             func number(_ from: Int, _ count: Int) -> Int? { Int(String(decoding: u[from..<(from + count)], as: UTF8.self)) }
             guard u.count == 20, let y = number(0, 4), let mo = number(5, 2), let d = number(8, 2),
-                  let h = number(11, 2), let mi = number(14, 2), let sec = number(17, 2) else {
+                let h = number(11, 2), let mi = number(14, 2), let sec = number(17, 2)
+            else {
                 throw ExpectedValueError(description: "bad date \(s)")
             }
             return .date(unixTime(y, mo, d, h, mi, sec))
@@ -119,8 +120,9 @@ struct ConformanceTests {
                 }
             }
         }
-        print("conformance: \(names.count - failed.count) of \(names.count) valid files read as expected"
-              + (failed.isEmpty ? "" : "; failing: \(failed.joined(separator: ", "))"))
+        print(
+            "conformance: \(names.count - failed.count) of \(names.count) valid files read as expected"
+                + (failed.isEmpty ? "" : "; failing: \(failed.joined(separator: ", "))"))
     }
 
     @Test func invalidFilesAreRefused() {
@@ -148,8 +150,9 @@ struct ConformanceTests {
                 }
             }
         }
-        print("conformance: \(names.count - failed.count) of \(names.count) invalid files refused as expected"
-              + (failed.isEmpty ? "" : "; failing: \(failed.joined(separator: ", "))"))
+        print(
+            "conformance: \(names.count - failed.count) of \(names.count) invalid files refused as expected"
+                + (failed.isEmpty ? "" : "; failing: \(failed.joined(separator: ", "))"))
     }
 
     @Test func validValuesSurviveWriteThenRead() {
@@ -157,7 +160,8 @@ struct ConformanceTests {
         var failed: [String] = []
         for name in names {
             guard let plist = readFile("\(Conformance.directory)/valid/\(name).plist"),
-                  case .success(let value) = parseResult(plist) else { continue } // reported by the test above
+                case .success(let value) = parseResult(plist)
+            else { continue }  // reported by the test above
             do {
                 let xml = try value.xmlData()
                 switch parseResult(xml) {
@@ -175,8 +179,9 @@ struct ConformanceTests {
                 Issue.record("valid/\(name): not written: \(error.code) \(error.message)")
             }
         }
-        print("conformance: \(names.count - failed.count) of \(names.count) valid values survive write then read"
-              + (failed.isEmpty ? "" : "; failing: \(failed.joined(separator: ", "))"))
+        print(
+            "conformance: \(names.count - failed.count) of \(names.count) valid values survive write then read"
+                + (failed.isEmpty ? "" : "; failing: \(failed.joined(separator: ", "))"))
     }
 }
 
@@ -204,12 +209,16 @@ struct JSONReaderTests {
     }
 
     @Test func expectedValues() throws {
-        let v = try Conformance.expectedValue(JSON.parse("""
-            {"dict": {"i": {"integer": "18446744073709551615"}, "r": {"real": "-0.0"}, "n": {"real": "nan"},
-             "d": {"date": "0001-01-01T00:00:00Z"}, "b": {"data": "AAECAw=="}, "a": {"array": [{"bool": true}, {"string": ""}]}}}
-            """))
-        let expected: PropertyList = ["i": PropertyList.integer(UInt64.max), "r": PropertyList.real(-0.0), "n": PropertyList.real(.nan),
-                                      "d": PropertyList.date(-62_135_596_800), "b": PropertyList.data([0, 1, 2, 3]), "a": [true, ""]]
+        let v = try Conformance.expectedValue(
+            JSON.parse(
+                """
+                {"dict": {"i": {"integer": "18446744073709551615"}, "r": {"real": "-0.0"}, "n": {"real": "nan"},
+                 "d": {"date": "0001-01-01T00:00:00Z"}, "b": {"data": "AAECAw=="}, "a": {"array": [{"bool": true}, {"string": ""}]}}}
+                """))
+        let expected: PropertyList = [
+            "i": PropertyList.integer(UInt64.max), "r": PropertyList.real(-0.0), "n": PropertyList.real(.nan),
+            "d": PropertyList.date(-62_135_596_800), "b": PropertyList.data([0, 1, 2, 3]), "a": [true, ""],
+        ]
         #expect(strictDifference(expected, v) == nil)
         // The strict comparison tells -0.0 from 0.0 and integers from reals.
         #expect(strictDifference(.real(0.0), .real(-0.0)) != nil)

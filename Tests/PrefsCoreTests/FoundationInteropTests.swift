@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PrefsCore
 
 // Files written by Foundation's UserDefaults are read by libprefs with the
@@ -37,9 +38,12 @@ struct FoundationInteropTests {
 
     @Test func userDefaultsFileIsReadByLibprefs() throws {
         try inSandbox { box in
-            let r = runChildTest(named: "foundationChildWrites", role: "foundation-write",
-                                 environment: ["XDG_CONFIG_HOME": box.config, "HOME": box.root + "/home",
-                                               interopDirVariable: box.config])
+            let r = runChildTest(
+                named: "foundationChildWrites", role: "foundation-write",
+                environment: [
+                    "XDG_CONFIG_HOME": box.config, "HOME": box.root + "/home",
+                    interopDirVariable: box.config,
+                ])
             #expect(r.status == 0, "the Foundation child failed:\n\(r.output)")
             #expect(r.output.contains("foundationChildWrites() passed"), "the Foundation child did not run:\n\(r.output)")
             // Where Foundation wrote: exactly the file libprefs reads.
@@ -60,14 +64,19 @@ struct FoundationInteropTests {
     @Test func libprefsFileIsReadByUserDefaults() throws {
         try inSandbox { box in
             let store = box.store()
-            try store.set(interopValues.map { ($0.key.string, $0.value) },
-                          in: DomainID(application: fromPrefs, user: .current, host: .any))
-            try store.set([("globalKey", "from the global domain")],
-                          in: DomainID(application: globalDomainName, user: .current, host: .any))
+            try store.set(
+                interopValues.map { ($0.key.string, $0.value) },
+                in: DomainID(application: fromPrefs, user: .current, host: .any))
+            try store.set(
+                [("globalKey", "from the global domain")],
+                in: DomainID(application: globalDomainName, user: .current, host: .any))
             try store.synchronizeAll()
-            let r = runChildTest(named: "foundationChildReads", role: "foundation-read",
-                                 environment: ["XDG_CONFIG_HOME": box.config, "HOME": box.root + "/home",
-                                               interopDirVariable: box.config])
+            let r = runChildTest(
+                named: "foundationChildReads", role: "foundation-read",
+                environment: [
+                    "XDG_CONFIG_HOME": box.config, "HOME": box.root + "/home",
+                    interopDirVariable: box.config,
+                ])
             #expect(r.status == 0, "the Foundation child failed:\n\(r.output)")
             #expect(r.output.contains("foundationChildReads() passed"), "the Foundation child did not run:\n\(r.output)")
         }
@@ -94,8 +103,9 @@ struct FoundationInteropTests {
         d.set(Data([0, 1, 2, 255]), forKey: "data")
         d.set(Date(timeIntervalSince1970: 1_000_000_000), forKey: "date")
         #expect(d.synchronize())
-        #expect(FileManager.default.fileExists(atPath: dir + "/\(fromFoundation).plist"),
-                "Foundation wrote elsewhere: \((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])")
+        #expect(
+            FileManager.default.fileExists(atPath: dir + "/\(fromFoundation).plist"),
+            "Foundation wrote elsewhere: \((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])")
     }
 
     @Test(.enabled(if: isChildRole("foundation-read")))

@@ -1,7 +1,7 @@
 import Glibc
+import PrefsCore
 import Synchronization
 import Testing
-import PrefsCore
 
 /// Input built to crash, hang or leak: each must be refused quickly.
 @Suite("Hostile input")
@@ -58,7 +58,8 @@ struct HostileInputTests {
     }
 
     @Test func parameterEntities() {
-        expectRefused("""
+        expectRefused(
+            """
             <?xml version="1.0"?>
             <!DOCTYPE plist [
             <!ENTITY % outer "<!ENTITY inner 'boom'>">
@@ -116,11 +117,14 @@ struct HostileInputTests {
         ]
         for (name, doc, mustRefuse) in documents {
             let outcome = Mutex<Result<PropertyList, PrefsError>?>(nil)
-            let finished = finishes(within: 10, unblock: {
-                // Let a blocked open() through and hand it an immediate EOF.
-                let fd = open(fifo, O_WRONLY | O_NONBLOCK)
-                if fd >= 0 { close(fd) }
-            }) {
+            let finished = finishes(
+                within: 10,
+                unblock: {
+                    // Let a blocked open() through and hand it an immediate EOF.
+                    let fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                    if fd >= 0 { close(fd) }
+                }
+            ) {
                 let r = parseResult(utf8(doc))
                 outcome.withLock { $0 = r }
             }
@@ -148,7 +152,8 @@ struct HostileInputTests {
         let tooBig = utf8("<plist><string>") + [UInt8](repeating: UInt8(ascii: "a"), count: limit + 1) + utf8("</string></plist>")
         expectRefused(tooBig, .malformed)
         // Pieces that only add up past the limit count too.
-        let pieces = utf8("<plist><string>") + [UInt8](repeating: UInt8(ascii: "b"), count: limit / 2) + utf8("<!-- x -->")
+        let pieces =
+            utf8("<plist><string>") + [UInt8](repeating: UInt8(ascii: "b"), count: limit / 2) + utf8("<!-- x -->")
             + [UInt8](repeating: UInt8(ascii: "b"), count: limit / 2 + 1) + utf8("</string></plist>")
         expectRefused(pieces, .malformed)
         let bigKey = utf8("<plist><dict><key>") + [UInt8](repeating: UInt8(ascii: "k"), count: limit + 1) + utf8("</key><true/></dict></plist>")
@@ -157,21 +162,22 @@ struct HostileInputTests {
 
     @Test func invalidUTF8() {
         let sequences: [[UInt8]] = [
-            [0x80],                   // lone continuation byte
-            [0xC0, 0x80],             // overlong NUL
-            [0xC1, 0xBF],             // overlong
-            [0xE0, 0x80, 0xAF],       // overlong '/'
-            [0xED, 0xA0, 0x80],       // UTF-16 surrogate
-            [0xF4, 0x90, 0x80, 0x80], // beyond U+10FFFF
+            [0x80],  // lone continuation byte
+            [0xC0, 0x80],  // overlong NUL
+            [0xC1, 0xBF],  // overlong
+            [0xE0, 0x80, 0xAF],  // overlong '/'
+            [0xED, 0xA0, 0x80],  // UTF-16 surrogate
+            [0xF4, 0x90, 0x80, 0x80],  // beyond U+10FFFF
             [0xF8, 0x88, 0x80, 0x80, 0x80],
             [0xFE], [0xFF],
-            [0xE2, 0x82],             // truncated sequence
+            [0xE2, 0x82],  // truncated sequence
             [0xC3, 0x28],
         ]
         for bad in sequences {
             expectRefused(utf8("<plist><string>a") + bad + utf8("b</string></plist>"), .malformed)
-            expectRefused(utf8("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><dict><key>") + bad
-                          + utf8("</key><true/></dict></plist>"), .malformed)
+            expectRefused(
+                utf8("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><dict><key>") + bad
+                    + utf8("</key><true/></dict></plist>"), .malformed)
             expectRefused(utf8("<plist><str") + bad + utf8("ing>x</string></plist>"), .malformed)
         }
     }
@@ -225,8 +231,10 @@ struct HostileInputTests {
             if round % 4 == 1 { input += utf8("<plist>") }
             if round % 4 == 2 { input += utf8("{") }
             for _ in 0..<length {
-                input.append(round % 2 == 0 ? UInt8.random(in: 0...255, using: &rng)
-                                            : alphabet[Int.random(in: 0..<alphabet.count, using: &rng)])
+                input.append(
+                    round % 2 == 0
+                        ? UInt8.random(in: 0...255, using: &rng)
+                        : alphabet[Int.random(in: 0..<alphabet.count, using: &rng)])
             }
             switch parseResult(input) {
             case .success(let v):

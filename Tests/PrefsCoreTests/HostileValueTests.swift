@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import PrefsCore
 
 // Values built to crash or exhaust the library once they are in: numbers
@@ -13,15 +14,15 @@ struct HostileValueTests {
     /// 39 and 40 decimal digits at and beyond 2^127 overflowed the typed
     /// getters' accumulator (a trap, so a crash of the C program).
     static let hugeDecimals: [String] = [
-        "170141183460469231731687303715884105727",   // 2^127 - 1
-        "170141183460469231731687303715884105728",   // 2^127
-        "999999999999999999999999999999999999999",   // 39 nines
+        "170141183460469231731687303715884105727",  // 2^127 - 1
+        "170141183460469231731687303715884105728",  // 2^127
+        "999999999999999999999999999999999999999",  // 39 nines
         "9999999999999999999999999999999999999999",  // 40 nines
         "-9999999999999999999999999999999999999999",
         "+340282366920938463463374607431768211456",  // 2^128
         String(repeating: "9", count: 1_000),
-        "18446744073709551616",                      // 2^64
-        "-9223372036854775809",                      // -2^63 - 1
+        "18446744073709551616",  // 2^64
+        "-9223372036854775809",  // -2^63 - 1
     ]
 
     @Test func hugeDecimalStringsAreInvalidNotFatal() {

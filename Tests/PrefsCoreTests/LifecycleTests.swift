@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PrefsCore
 
 /// The library's threads against the lives of the stores that use them:
@@ -20,8 +21,9 @@ import Testing
     func exitWithManyStores(sleepMicroseconds: Int) throws {
         let box = StoreSandbox()
         defer { box.remove() }
-        let r = runChildTest(named: "manyStoresAtExitChild", role: "many-stores-at-exit",
-                             environment: [Self.directoryVariable: box.root, "PREFS_LIFECYCLE_SLEEP": String(sleepMicroseconds)])
+        let r = runChildTest(
+            named: "manyStoresAtExitChild", role: "many-stores-at-exit",
+            environment: [Self.directoryVariable: box.root, "PREFS_LIFECYCLE_SLEEP": String(sleepMicroseconds)])
         #expect(r.status == 0, "the child did not end by itself (status \(r.status)):\n\(r.output)")
         for i in 0..<Self.storeCount {
             let path = "\(box.root)/store\(i)/\(Self.app).plist"
@@ -37,10 +39,12 @@ import Testing
         var kept: [PreferencesStore] = []
         for i in 0..<Self.storeCount {
             let dir = "\(root)/store\(i)"
-            let store = PreferencesStore(locations: Locations(userDirectory: dir, systemDirectory: root + "/system",
-                                                              managedDirectory: root + "/managed",
-                                                              hostID: testHostID, userName: testUserName),
-                                         arguments: ["test-program"])
+            let store = PreferencesStore(
+                locations: Locations(
+                    userDirectory: dir, systemDirectory: root + "/system",
+                    managedDirectory: root + "/managed",
+                    hostID: testHostID, userName: testUserName),
+                arguments: ["test-program"])
             try store.set([("k", .integer(Int64(i)))], in: DomainID(application: Self.app, user: .current, host: .any))
             if i % 2 == 0 { kept.append(store) }
         }

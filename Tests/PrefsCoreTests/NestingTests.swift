@@ -1,5 +1,5 @@
-import Testing
 import PrefsCore
+import Testing
 
 /// PREFS_MAX_NESTING = 256: containers below <plist>.
 @Suite("Nesting limit")
@@ -84,8 +84,7 @@ struct NestingTests {
         func mixed(_ n: Int) -> [UInt8] {
             var open = "", close = ""
             for i in 0..<(n - 1) {
-                if i % 2 == 0 { open += "<array>"; close = "</array>" + close }
-                else { open += "<dict><key>x</key>"; close = "</dict>" + close }
+                if i % 2 == 0 { open += "<array>"; close = "</array>" + close } else { open += "<dict><key>x</key>"; close = "</dict>" + close }
             }
             return utf8(plistDocument(open + "<array/>" + close))
         }

@@ -1,5 +1,5 @@
-import Testing
 import PrefsCore
+import Testing
 
 @Suite("Old-style text")
 struct OldStyleTests {
@@ -69,22 +69,22 @@ struct OldStyleTests {
     }
 
     @Test func refusals() {
-        Self.refused("<010>")                 // odd number of hex digits
+        Self.refused("<010>")  // odd number of hex digits
         Self.refused("<0g>")
-        Self.refused("<0102")                 // unterminated data
-        Self.refused("\"abc")                 // unterminated string
+        Self.refused("<0102")  // unterminated data
+        Self.refused("\"abc")  // unterminated string
         Self.refused("\"abc\\")
-        Self.refused("(a, b")                 // unterminated array
+        Self.refused("(a, b")  // unterminated array
         Self.refused("(a b)")
-        Self.refused("{a = b;")               // unterminated dictionary
-        Self.refused("{a = b}")               // missing ';'
+        Self.refused("{a = b;")  // unterminated dictionary
+        Self.refused("{a = b}")  // missing ';'
         Self.refused("{a b;}")
         Self.refused("{a = ;}")
         Self.refused("/* never closed")
-        Self.refused("( a ) b")               // text after the value
+        Self.refused("( a ) b")  // text after the value
         Self.refused("")
         Self.refused("   // only a comment")
-        Self.refused("\"\\U12\"")             // short \U
+        Self.refused("\"\\U12\"")  // short \U
         Self.refused("(\na,\n\"open", line: 3)
         Self.refused("{\n\n\na = b\n}", line: 5)
     }

@@ -1,5 +1,5 @@
-import Testing
 import PrefsCore
+import Testing
 
 /// write -> read gives back the same value, strictly (0.0 and -0.0 differ).
 @Suite("Round trips")

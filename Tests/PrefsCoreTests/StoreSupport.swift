@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PrefsCore
 
 // Helpers for the tests of the store: private directories, stores placed in
@@ -48,8 +49,9 @@ final class StoreSandbox: @unchecked Sendable {
     }
 
     var locations: Locations {
-        Locations(userDirectory: config, systemDirectory: system, managedDirectory: managed,
-                  hostID: testHostID, userName: testUserName, runtimeDirectory: runtime)
+        Locations(
+            userDirectory: config, systemDirectory: system, managedDirectory: managed,
+            hostID: testHostID, userName: testUserName, runtimeDirectory: runtime)
     }
 
     /// The file the contract names for a domain, spelled out here rather
@@ -105,8 +107,10 @@ final class StoreSandbox: @unchecked Sendable {
 }
 
 /// Runs `body` with fresh directories under `base`, removed afterwards.
-func inSandbox<T>(configSubpath: String = "config", createConfig: Bool = true, base: String = "/tmp",
-                  _ body: (StoreSandbox) throws -> T) rethrows -> T {
+func inSandbox<T>(
+    configSubpath: String = "config", createConfig: Bool = true, base: String = "/tmp",
+    _ body: (StoreSandbox) throws -> T
+) rethrows -> T {
     let box = StoreSandbox(configSubpath: configSubpath, createConfig: createConfig, base: base)
     defer { box.remove() }
     return try body(box)
@@ -173,8 +177,10 @@ let runningUnderAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0),
 
 /// Expects `body` to throw a `PrefsError` with `code`; returns it.
 @discardableResult
-func expectPrefsError(_ code: PrefsError.Code, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation,
-                      _ body: () throws -> Void) -> PrefsError? {
+func expectPrefsError(
+    _ code: PrefsError.Code, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> PrefsError? {
     do {
         try body()
         Issue.record("expected \(code) \(what), nothing was thrown", sourceLocation: sourceLocation)

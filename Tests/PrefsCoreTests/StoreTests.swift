@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PrefsCore
 
 // The store: the search list, typed coercions, application IDs, where files
@@ -67,7 +68,7 @@ struct StoreTests {
             writePlist(["K": "managed-all"], to: box.managedPath(app, userOnly: false))
             try store.synchronize(application: app)
             try store.addSuite(suite1, to: app)
-            try store.addSuite(suite2, to: app) // newest: searched first
+            try store.addSuite(suite2, to: app)  // newest: searched first
             store.setVolatileDomain(language, plistDict(["K": "language"]))
             try store.register(plistDict(["K": "registration-any-app"]), application: globalDomainName)
             try store.register(plistDict(["K": "registration-app"]), application: app)
@@ -78,12 +79,16 @@ struct StoreTests {
                 ("arguments", { store.setArguments(["test-program"]) }),
             ]
             for (label, id) in stored {
-                layers.append((label, {
-                    switch filling {
-                    case .files: unlink(box.expectedPath(id.application, user: id.user, host: id.host))
-                    case .sets: try store.set([("K", nil)], in: id)
-                    }
-                }))
+                layers.append(
+                    (
+                        label,
+                        {
+                            switch filling {
+                            case .files: unlink(box.expectedPath(id.application, user: id.user, host: id.host))
+                            case .sets: try store.set([("K", nil)], in: id)
+                            }
+                        }
+                    ))
             }
             layers.append(("language", { store.setVolatileDomain(language, nil) }))
 
@@ -92,7 +97,7 @@ struct StoreTests {
                 #expect(got?.stringValue == label, "expected the layer \(label) to answer, got \(render(got))")
                 #expect(try store.dictionary(application: app)["K"]?.stringValue == label)
                 try remove()
-                try store.synchronize(application: app) // picks up removed files
+                try store.synchronize(application: app)  // picks up removed files
             }
             #expect(try store.value(forKey: "K", application: app)?.stringValue == "registration-app")
             // The registration for every app answers an app without its own.
@@ -274,8 +279,8 @@ struct StoreTests {
             expectPrefsError(.invalidApplicationID) {
                 try store.set([("k", "v")], in: DomainID(application: String(repeating: "d", count: 241), user: .current, host: .current))
             }
-            #expect(ApplicationID.problem(String(repeating: "é", count: 124)) == nil) // 248 bytes
-            #expect(ApplicationID.problem(String(repeating: "é", count: 125)) != nil) // 250 bytes
+            #expect(ApplicationID.problem(String(repeating: "é", count: 124)) == nil)  // 248 bytes
+            #expect(ApplicationID.problem(String(repeating: "é", count: 125)) != nil)  // 250 bytes
             #expect(ApplicationID.problem("...") == nil)
             #expect(ApplicationID.problem(".hidden") == nil)
         }
@@ -326,14 +331,15 @@ struct StoreTests {
             }
             #expect(permissions(box.system + "/ByHost") == 0o755)
             // Nothing but the domain files: no temporary files are left behind.
-            #expect(box.allFiles() == [
-                "home/.config/.GlobalPreferences.plist",
-                "home/.config/ByHost/\(app).\(testHostID).plist",
-                "home/.config/\(app).plist",
-                "system/ByHost/.GlobalPreferences.\(testHostID).plist",
-                "system/ByHost/\(app).\(testHostID).plist",
-                "system/\(app).plist",
-            ])
+            #expect(
+                box.allFiles() == [
+                    "home/.config/.GlobalPreferences.plist",
+                    "home/.config/ByHost/\(app).\(testHostID).plist",
+                    "home/.config/\(app).plist",
+                    "system/ByHost/.GlobalPreferences.\(testHostID).plist",
+                    "system/ByHost/\(app).\(testHostID).plist",
+                    "system/\(app).plist",
+                ])
             #expect(store.applications(user: .current, host: .any) == [app])
             #expect(store.applications(user: .current, host: .current) == [app])
         }
@@ -379,8 +385,8 @@ struct StoreTests {
         let args = [
             "/usr/bin/program",
             "-str", "hello",
-            "-neg", "-5",          // a value starting with '-' makes no pair...
-            "-arr", "(1, 2)",      // ...and "-5" is then a key whose value "-arr" starts with '-'
+            "-neg", "-5",  // a value starting with '-' makes no pair...
+            "-arr", "(1, 2)",  // ...and "-5" is then a key whose value "-arr" starts with '-'
             "-dict", "{a = b;}",
             "-plain", "hello world",
             "-quoted", "\"a b\"",
@@ -402,11 +408,13 @@ struct StoreTests {
             #expect(try v("xml") == .integer(5))
             #expect(try v("notakey") == nil)
             #expect(try v("last") == nil)
-            #expect(store.volatileDomain("NSArgumentDomain") == plistDict([
-                "str": "hello", "arr": [.string("1"), .string("2")],
-                "dict": .dictionary(["a": PropertyList.string("b")] as [String: PropertyList]),
-                "plain": "hello world", "quoted": "a b", "xml": 5,
-            ]))
+            #expect(
+                store.volatileDomain("NSArgumentDomain")
+                    == plistDict([
+                        "str": "hello", "arr": [.string("1"), .string("2")],
+                        "dict": .dictionary(["a": PropertyList.string("b")] as [String: PropertyList]),
+                        "plain": "hello world", "quoted": "a b", "xml": 5,
+                    ]))
             // Replacing the arguments replaces the whole domain.
             store.setArguments(["program", "-other", "1"])
             #expect(try v("str") == nil)
@@ -456,13 +464,17 @@ struct StoreTests {
     /// languages in order, the locale, and language domains searched in the
     /// user's order, only for languages of the user.
     @Test func languagesFromTheEnvironment() {
-        let r = runChildTest(named: "languagesChild", role: "languages",
-                             environment: ["LANGUAGE": "de_DE.UTF-8:fr", "LC_ALL": "pt_BR.UTF-8",
-                                           "LC_MESSAGES": "it_IT.UTF-8", "LANG": "es_ES.UTF-8"])
+        let r = runChildTest(
+            named: "languagesChild", role: "languages",
+            environment: [
+                "LANGUAGE": "de_DE.UTF-8:fr", "LC_ALL": "pt_BR.UTF-8",
+                "LC_MESSAGES": "it_IT.UTF-8", "LANG": "es_ES.UTF-8",
+            ])
         #expect(r.status == 0, "child failed:\n\(r.output)")
         #expect(r.output.contains("languagesChild() passed"), "the child test did not run:\n\(r.output)")
-        let r2 = runChildTest(named: "languagesChild", role: "languages-lang-only",
-                              environment: ["LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": "fr_FR.UTF-8"])
+        let r2 = runChildTest(
+            named: "languagesChild", role: "languages-lang-only",
+            environment: ["LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": "fr_FR.UTF-8"])
         #expect(r2.status == 0, "child failed:\n\(r2.output)")
         #expect(r2.output.contains("languagesChild() passed"), "the child test did not run:\n\(r2.output)")
     }
@@ -481,7 +493,7 @@ struct StoreTests {
             }
             #expect(try v("AppleLanguages") == .array([.string("de-DE"), .string("fr")]))
             #expect(try v("AppleLocale") == .string("pt_BR"))
-            store.setVolatileDomain("it-IT", plistDict(["L": "it-IT"])) // not a language of the user
+            store.setVolatileDomain("it-IT", plistDict(["L": "it-IT"]))  // not a language of the user
             #expect(try v("L") == nil)
             store.setVolatileDomain("fr", plistDict(["L": "fr", "F": "only-fr"]))
             #expect(try v("L") == .string("fr"))
@@ -505,26 +517,38 @@ struct StoreTests {
             let dir = box.root + "/Settings.bundle"
             mkdirs(dir)
             func spec(_ items: [String: PropertyList]) -> PropertyList { .dictionary(items) }
-            writePlist(.dictionary(["PreferenceSpecifiers": .array([
-                spec(["Type": "PSGroupSpecifier", "Title": "General"]),
-                spec(["Type": "PSToggleSwitchSpecifier", "Key": "toggle", "DefaultValue": true]),
-                spec(["Type": "PSTextFieldSpecifier", "Key": "noDefault"]),
-                spec(["Type": "PSTitleValueSpecifier", "Key": "dup", "DefaultValue": "root"]),
-                spec(["Type": "PSChildPaneSpecifier", "Title": "More", "File": "Child"]),
-            ]), "StringsTable": "Root"] as [String: PropertyList]), to: dir + "/Root.plist")
-            writePlist(.dictionary(["PreferenceSpecifiers": .array([
-                spec(["Type": "PSMultiValueSpecifier", "Key": "childKey", "DefaultValue": 5]),
-                spec(["Type": "PSTitleValueSpecifier", "Key": "dup", "DefaultValue": "child"]),
-                // A cycle back to the root: each file is read once, so the
-                // root's "dup" does not come back over the child's.
-                spec(["Type": "PSChildPaneSpecifier", "File": "Root"]),
-                spec(["Type": "PSChildPaneSpecifier", "File": "Grand"]),
-            ])] as [String: PropertyList]), to: dir + "/Child.plist")
-            writePlist(.dictionary(["PreferenceSpecifiers": .array([
-                spec(["Type": "PSSliderSpecifier", "Key": "grand", "DefaultValue": 0.5]),
-                spec(["Type": "PSChildPaneSpecifier", "File": "Child"]),
-                spec(["Type": "PSChildPaneSpecifier", "File": "Grand"]),
-            ])] as [String: PropertyList]), to: dir + "/Grand.plist")
+            writePlist(
+                .dictionary(
+                    [
+                        "PreferenceSpecifiers": .array([
+                            spec(["Type": "PSGroupSpecifier", "Title": "General"]),
+                            spec(["Type": "PSToggleSwitchSpecifier", "Key": "toggle", "DefaultValue": true]),
+                            spec(["Type": "PSTextFieldSpecifier", "Key": "noDefault"]),
+                            spec(["Type": "PSTitleValueSpecifier", "Key": "dup", "DefaultValue": "root"]),
+                            spec(["Type": "PSChildPaneSpecifier", "Title": "More", "File": "Child"]),
+                        ]), "StringsTable": "Root",
+                    ] as [String: PropertyList]), to: dir + "/Root.plist")
+            writePlist(
+                .dictionary(
+                    [
+                        "PreferenceSpecifiers": .array([
+                            spec(["Type": "PSMultiValueSpecifier", "Key": "childKey", "DefaultValue": 5]),
+                            spec(["Type": "PSTitleValueSpecifier", "Key": "dup", "DefaultValue": "child"]),
+                            // A cycle back to the root: each file is read once, so the
+                            // root's "dup" does not come back over the child's.
+                            spec(["Type": "PSChildPaneSpecifier", "File": "Root"]),
+                            spec(["Type": "PSChildPaneSpecifier", "File": "Grand"]),
+                        ])
+                    ] as [String: PropertyList]), to: dir + "/Child.plist")
+            writePlist(
+                .dictionary(
+                    [
+                        "PreferenceSpecifiers": .array([
+                            spec(["Type": "PSSliderSpecifier", "Key": "grand", "DefaultValue": 0.5]),
+                            spec(["Type": "PSChildPaneSpecifier", "File": "Child"]),
+                            spec(["Type": "PSChildPaneSpecifier", "File": "Grand"]),
+                        ])
+                    ] as [String: PropertyList]), to: dir + "/Grand.plist")
 
             let defaults = try SettingsSchema.defaults(fromFile: dir + "/Root.plist")
             #expect(defaults == plistDict(["toggle": true, "dup": "child", "childKey": 5, "grand": 0.5]))
@@ -552,10 +576,14 @@ struct StoreTests {
         try inSandbox { box in
             let store = box.store()
             let prefs = try Preferences(applicationID: app, store: store)
-            writePlist(.dictionary(["PreferenceSpecifiers": .array([
-                .dictionary(["Key": "first", "DefaultValue": 1] as [String: PropertyList]),
-                .dictionary(["Type": "PSChildPaneSpecifier", "File": "Missing"] as [String: PropertyList]),
-            ])] as [String: PropertyList]), to: box.root + "/Root.plist")
+            writePlist(
+                .dictionary(
+                    [
+                        "PreferenceSpecifiers": .array([
+                            .dictionary(["Key": "first", "DefaultValue": 1] as [String: PropertyList]),
+                            .dictionary(["Type": "PSChildPaneSpecifier", "File": "Missing"] as [String: PropertyList]),
+                        ])
+                    ] as [String: PropertyList]), to: box.root + "/Root.plist")
             #expect(throws: PrefsError.self) { try prefs.registerDefaults(fromFile: box.root + "/Root.plist") }
             #expect(prefs.object(forKey: "first") == nil)
 
@@ -616,8 +644,10 @@ struct StoreTests {
             #expect(try store.isForced("globalForced", application: globalDomainName))
             expectPrefsError(.forcedValue) { try store.set([("globalForced", 2)], in: own(globalDomainName)) }
             // A forced key cannot be written in any domain of the app.
-            for id in [own(), DomainID(application: app, user: .current, host: .current),
-                       DomainID(application: app, user: .any, host: .any)] {
+            for id in [
+                own(), DomainID(application: app, user: .current, host: .current),
+                DomainID(application: app, user: .any, host: .any),
+            ] {
                 expectPrefsError(.forcedValue, "in \(id)") {
                     try store.set([("allForced", "mine")], in: id)
                 }
@@ -773,7 +803,7 @@ struct StoreTests {
             let writer = box.store(), reader = box.store()
             #expect(try reader.value(forKey: "k", application: app) == nil)
             try writer.set([("k", "v1")], in: own())
-            #expect(try reader.value(forKey: "k", application: app) == nil) // not yet on disk
+            #expect(try reader.value(forKey: "k", application: app) == nil)  // not yet on disk
             try writer.synchronize(application: app)
             #expect(try reader.value(forKey: "k", application: app) == .string("v1"))
             try writer.set([("k", "v2")], in: DomainID(application: globalDomainName, user: .any, host: .any))

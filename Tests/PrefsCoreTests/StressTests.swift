@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import PrefsCore
 
 // Eight threads hammer one store (and a second store over the same files,
@@ -122,13 +123,13 @@ struct StressTests {
                 if app == stressApps[0] {
                     do {
                         try store.set([("forced", "mine")], in: own)
-                        return false // a forced key was written
+                        return false  // a forced key was written
                     } catch {
                         if error.code != .forcedValue { return false }
                     }
                 }
             default:
-                break // the reads above only
+                break  // the reads above only
             }
             return true
         } catch {

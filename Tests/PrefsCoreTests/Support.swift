@@ -1,7 +1,7 @@
 import Glibc
+import PrefsCore
 import Synchronization
 import Testing
-import PrefsCore
 
 // Shared code for the PrefsCore tests. It uses Glibc only (files,
 // FIFOs, threads), so the suite does not depend on Foundation.
@@ -52,8 +52,10 @@ func expectBody(_ body: String, sourceLocation: SourceLocation = #_sourceLocatio
 
 /// Expects `bytes` to be refused with `code` and a message that names a line.
 @discardableResult
-func expectRefused(_ bytes: [UInt8], _ code: PrefsError.Code, line: Int? = nil,
-                   sourceLocation: SourceLocation = #_sourceLocation) -> PrefsError? {
+func expectRefused(
+    _ bytes: [UInt8], _ code: PrefsError.Code, line: Int? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> PrefsError? {
     switch parseResult(bytes) {
     case .success(let v):
         Issue.record("expected refusal (\(code)), got a value: \(OldStylePlist.format(v))", sourceLocation: sourceLocation)
@@ -62,23 +64,28 @@ func expectRefused(_ bytes: [UInt8], _ code: PrefsError.Code, line: Int? = nil,
         #expect(e.code == code, "wrong code for refusal: \(e.message)", sourceLocation: sourceLocation)
         #expect(e.message.contains("line"), "message names no line: \(e.message)", sourceLocation: sourceLocation)
         if let line {
-            #expect(e.message.contains("line \(line)"), "message should name line \(line): \(e.message)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                e.message.contains("line \(line)"), "message should name line \(line): \(e.message)",
+                sourceLocation: sourceLocation)
         }
         return e
     }
 }
 
 @discardableResult
-func expectRefused(_ xml: String, _ code: PrefsError.Code = .malformed, line: Int? = nil,
-                   sourceLocation: SourceLocation = #_sourceLocation) -> PrefsError? {
+func expectRefused(
+    _ xml: String, _ code: PrefsError.Code = .malformed, line: Int? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> PrefsError? {
     expectRefused(utf8(xml), code, line: line, sourceLocation: sourceLocation)
 }
 
 /// Expects `<plist>body</plist>` to be refused.
 @discardableResult
-func expectBodyRefused(_ body: String, _ code: PrefsError.Code = .malformed,
-                       sourceLocation: SourceLocation = #_sourceLocation) -> PrefsError? {
+func expectBodyRefused(
+    _ body: String, _ code: PrefsError.Code = .malformed,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> PrefsError? {
     expectRefused(plistDocument(body), code, sourceLocation: sourceLocation)
 }
 
@@ -188,12 +195,14 @@ func finishes(within seconds: Double, unblock: () -> Void = {}, _ body: @escapin
     }
     let job = Job(body)
     var thread = pthread_t()
-    let started = pthread_create(&thread, nil, { arg in
-        let job = Unmanaged<Job>.fromOpaque(arg!).takeRetainedValue()
-        job.body()
-        job.done.store(true, ordering: .releasing)
-        return nil
-    }, Unmanaged.passRetained(job).toOpaque())
+    let started = pthread_create(
+        &thread, nil,
+        { arg in
+            let job = Unmanaged<Job>.fromOpaque(arg!).takeRetainedValue()
+            job.body()
+            job.done.store(true, ordering: .releasing)
+            return nil
+        }, Unmanaged.passRetained(job).toOpaque())
     guard started == 0 else {
         Issue.record("pthread_create failed: \(started)")
         return false

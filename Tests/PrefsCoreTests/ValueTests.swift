@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PrefsCore
 
 @Suite("Values")
@@ -129,8 +130,8 @@ struct ValueTests {
     }
 
     @Test func stringsCompareByteByByte() {
-        let composed = "\u{E9}"        // é, one scalar
-        let decomposed = "e\u{301}"    // e + combining acute
+        let composed = "\u{E9}"  // é, one scalar
+        let decomposed = "e\u{301}"  // e + combining acute
         #expect(composed == decomposed, "Swift itself calls these equal; the library must not")
         #expect(PropertyList.string(composed) != PropertyList.string(decomposed))
         #expect(PropertyList.string(composed) == PropertyList.string("\u{E9}"))

@@ -1,5 +1,5 @@
-import Testing
 import PrefsCore
+import Testing
 
 @Suite("XML reader")
 struct XMLReaderTests {
@@ -24,11 +24,11 @@ struct XMLReaderTests {
     }
 
     @Test func integerRefusals() {
-        expectBodyRefused("<integer>18446744073709551616</integer>")    // 2^64
+        expectBodyRefused("<integer>18446744073709551616</integer>")  // 2^64
         expectBodyRefused("<integer>99999999999999999999999</integer>")
-        expectBodyRefused("<integer>-9223372036854775809</integer>")    // -2^63 - 1
+        expectBodyRefused("<integer>-9223372036854775809</integer>")  // -2^63 - 1
         expectBodyRefused("<integer>-18446744073709551615</integer>")
-        expectBodyRefused("<integer>0x10000000000000000</integer>")     // 2^64
+        expectBodyRefused("<integer>0x10000000000000000</integer>")  // 2^64
         expectBodyRefused("<integer>0x1FFFFFFFFFFFFFFFF</integer>")
         expectBodyRefused("<integer>1.0</integer>")
         expectBodyRefused("<integer>1e3</integer>")
@@ -111,12 +111,12 @@ struct XMLReaderTests {
         expectBodyRefused("<date>2024-01-00T00:00:00Z</date>")
         expectBodyRefused("<date>2024-01-01T24:00:00Z</date>")
         expectBodyRefused("<date>2024-01-01T00:60:00Z</date>")
-        expectBodyRefused("<date>2016-12-31T23:59:60Z</date>")        // leap second
+        expectBodyRefused("<date>2016-12-31T23:59:60Z</date>")  // leap second
         expectBodyRefused("<date>2024-02-01T20:43:14+01:00</date>")
         expectBodyRefused("<date>2024-02-01T20:43:14-0000</date>")
         expectBodyRefused("<date>2024-02-01T20:43:14.5Z</date>")
         expectBodyRefused("<date>2024-02-01T20:43:14.000Z</date>")
-        expectBodyRefused("<date>2024-02-01T20:43:14</date>")         // no Z
+        expectBodyRefused("<date>2024-02-01T20:43:14</date>")  // no Z
         expectBodyRefused("<date>2024-02-01Z</date>")
         expectBodyRefused("<date>2024-02-01</date>")
         expectBodyRefused("<date>2024-02-01T20:43:14Zjunk</date>")
@@ -150,12 +150,12 @@ struct XMLReaderTests {
     }
 
     @Test func base64Refusals() {
-        expectBodyRefused("<data>AAECAw=</data>")     // one '=' where two are needed
-        expectBodyRefused("<data>AAECAw</data>")      // no padding
+        expectBodyRefused("<data>AAECAw=</data>")  // one '=' where two are needed
+        expectBodyRefused("<data>AAECAw</data>")  // no padding
         expectBodyRefused("<data>AAECA</data>")
         expectBodyRefused("<data>A===</data>")
         expectBodyRefused("<data>====</data>")
-        expectBodyRefused("<data>AA==AAAA</data>")    // data after padding
+        expectBodyRefused("<data>AA==AAAA</data>")  // data after padding
         expectBodyRefused("<data>AA=A</data>")
         expectBodyRefused("<data>AAECAw===</data>")
     }
@@ -234,7 +234,8 @@ struct XMLReaderTests {
     // MARK: Structure
 
     @Test func dictionaries() {
-        let v = expectBody("""
+        let v = expectBody(
+            """
             <dict>
             \t<key>name</key>
             \t<string>Ada</string>
@@ -280,29 +281,29 @@ struct XMLReaderTests {
     }
 
     @Test func structureRefusals() {
-        expectBodyRefused("<dict><key>a</key></dict>")                            // key without value
-        expectBodyRefused("<dict><key>a</key><key>b</key><true/></dict>")         // key after key
-        expectBodyRefused("<dict><string>x</string></dict>")                      // value without key
-        expectBodyRefused("<dict><key>a</key><true/><false/></dict>")             // second value without key
-        expectBodyRefused("<dict><key>a<true/></key><true/></dict>")              // element inside key
-        expectBodyRefused("<string>a<true/></string>")                            // element inside value
-        expectBodyRefused("<true/><false/>")                                       // two values
+        expectBodyRefused("<dict><key>a</key></dict>")  // key without value
+        expectBodyRefused("<dict><key>a</key><key>b</key><true/></dict>")  // key after key
+        expectBodyRefused("<dict><string>x</string></dict>")  // value without key
+        expectBodyRefused("<dict><key>a</key><true/><false/></dict>")  // second value without key
+        expectBodyRefused("<dict><key>a<true/></key><true/></dict>")  // element inside key
+        expectBodyRefused("<string>a<true/></string>")  // element inside value
+        expectBodyRefused("<true/><false/>")  // two values
         expectBodyRefused("<array/><array/>")
-        expectBodyRefused("")                                                      // empty <plist>
+        expectBodyRefused("")  // empty <plist>
         expectRefused("<plist/>")
         expectRefused("<plist></plist>")
         expectRefused("<plist>text</plist>")
         expectRefused("<plist><plist><true/></plist></plist>")
-        expectBodyRefused("<array><null/></array>")                               // unknown element
+        expectBodyRefused("<array><null/></array>")  // unknown element
         expectRefused("<plist><null/></plist>")
         expectRefused("<plist><foo/></plist>")
         expectRefused("<plist><Dict></Dict></plist>")
-        expectRefused("<plist><true/></plist>junk")                               // text after root
+        expectRefused("<plist><true/></plist>junk")  // text after root
         expectRefused("<plist><true/></plist><plist><true/></plist>")
-        expectRefused("<plist><true/></plist")                                    // truncated
+        expectRefused("<plist><true/></plist")  // truncated
         expectRefused("<plist><true/>")
-        expectRefused("<plist><string>x</plist></string>")                        // mismatched
-        expectRefused("<plist><string =\"a\">apple</string></plist>")             // attribute without name
+        expectRefused("<plist><string>x</plist></string>")  // mismatched
+        expectRefused("<plist><string =\"a\">apple</string></plist>")  // attribute without name
     }
 
     @Test func emptyInput() {
@@ -351,7 +352,8 @@ struct XMLReaderTests {
     // MARK: Encodings
 
     @Test func utf16LittleEndianWithBOM() {
-        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<plist version=\"1.0\"><dict><key>k\u{E9}y</key><string>h\u{E9}llo \u{1F600}</string></dict></plist>\n"
+        let text =
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<plist version=\"1.0\"><dict><key>k\u{E9}y</key><string>h\u{E9}llo \u{1F600}</string></dict></plist>\n"
         var bytes: [UInt8] = [0xFF, 0xFE]
         for unit in text.utf16 { bytes.append(UInt8(unit & 0xFF)); bytes.append(UInt8(unit >> 8)) }
         let v = expectParses(bytes)
@@ -366,7 +368,8 @@ struct XMLReaderTests {
     }
 
     @Test func latin1Declaration() {
-        let bytes = utf8("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<plist><dict><key>caf") + [0xE9]
+        let bytes =
+            utf8("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<plist><dict><key>caf") + [0xE9]
             + utf8("</key><string>") + [0xA9, 0x20, 0xFF] + utf8("</string></dict></plist>")
         let v = expectParses(bytes)
         #expect(v?["caf\u{E9}"]?.stringValue == "\u{A9} \u{FF}")
@@ -374,8 +377,9 @@ struct XMLReaderTests {
 
     @Test func encodingRefusals() {
         expectRefused("<?xml version=\"1.0\" encoding=\"foobar\"?><plist><true/></plist>", .malformed)
-        expectRefused(utf8("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><string>") + [0xC3, 0x28]
-                      + utf8("</string></plist>"), .malformed)
+        expectRefused(
+            utf8("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><string>") + [0xC3, 0x28]
+                + utf8("</string></plist>"), .malformed)
         expectRefused(utf8("<plist><string>") + [0xFF, 0xFE, 0xFD] + utf8("</string></plist>"), .malformed)
         expectRefused(utf8("<plist><string>a") + [0x01] + utf8("</string></plist>"), .malformed)
     }
@@ -409,8 +413,9 @@ struct XMLReaderTests {
     // MARK: Markup that is never allowed
 
     @Test func internalSubsetEntitiesAreForbidden() {
-        expectRefused("<?xml version=\"1.0\"?><!DOCTYPE plist [<!ENTITY a \"x\">]><plist><string>&a;</string></plist>",
-                      .forbiddenMarkup)
+        expectRefused(
+            "<?xml version=\"1.0\"?><!DOCTYPE plist [<!ENTITY a \"x\">]><plist><string>&a;</string></plist>",
+            .forbiddenMarkup)
         // Declared but unused still counts.
         expectRefused("<!DOCTYPE plist [<!ENTITY a \"x\">]><plist><true/></plist>", .forbiddenMarkup)
     }

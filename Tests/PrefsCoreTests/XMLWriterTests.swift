@@ -1,5 +1,5 @@
-import Testing
 import PrefsCore
+import Testing
 
 @Suite("XML writer")
 struct XMLWriterTests {
@@ -25,8 +25,10 @@ struct XMLWriterTests {
             "e\u{301}": "decomposed",
             "ints": [0, -1, PropertyList.integer(UInt64.max), PropertyList.integer(Int64.min)],
             "nested": ["inner": ["x", ["deep": 1]]],
-            "reals": [0.1, 5.0, PropertyList.real(-0.0), PropertyList.real(.nan), PropertyList.real(.infinity),
-                      PropertyList.real(-.infinity), 1e-300, 2.5],
+            "reals": [
+                0.1, 5.0, PropertyList.real(-0.0), PropertyList.real(.nan), PropertyList.real(.infinity),
+                PropertyList.real(-.infinity), 1e-300, 2.5,
+            ],
             "\u{E9}": "accented keys sort last",
         ]
         let lines = [
@@ -104,7 +106,9 @@ struct XMLWriterTests {
             let w = String(decoding: written, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             let e = String(decoding: expected, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             let firstDifference = zip(w, e).enumerated().first { $0.element.0 != $0.element.1 }
-            Issue.record("output differs at line \((firstDifference?.offset ?? min(w.count, e.count)) + 1): \(firstDifference.map { "\($0.element.0.debugDescription) vs expected \($0.element.1.debugDescription)" } ?? "length")")
+            Issue.record(
+                "output differs at line \((firstDifference?.offset ?? min(w.count, e.count)) + 1): \(firstDifference.map { "\($0.element.0.debugDescription) vs expected \($0.element.1.debugDescription)" } ?? "length")"
+            )
         }
         // Byte-exact: the CR is the only escaped control character.
         #expect(!written.contains(0x0D))
@@ -138,8 +142,10 @@ struct XMLWriterTests {
 
     @Test func realsReadBackExactly() {
         var rng = SplitMix64(seed: 0x0EA1)
-        var values: [Double] = [.greatestFiniteMagnitude, .leastNormalMagnitude, .leastNonzeroMagnitude, .pi, -.ulpOfOne,
-                                1e16, 1e15, 123456789012345680, 9007199254740992, 9007199254740994, 0.1 + 0.2]
+        var values: [Double] = [
+            .greatestFiniteMagnitude, .leastNormalMagnitude, .leastNonzeroMagnitude, .pi, -.ulpOfOne,
+            1e16, 1e15, 123456789012345680, 9007199254740992, 9007199254740994, 0.1 + 0.2,
+        ]
         for _ in 0..<300 { values.append(Double(bitPattern: rng.next())) }
         for d in values where d.isFinite {
             let back = (try? PropertyList.parse(try PropertyList.real(d).xmlData()))?.realValue
@@ -165,8 +171,10 @@ struct XMLWriterTests {
     }
 
     @Test func datesOutsideTheYearsRefused() {
-        for t in [253_402_300_800.0, 253_402_300_800.5, 1e15, -62_135_596_800.5, -62_135_596_801, -1e15,
-                  .nan, .infinity, -.infinity] {
+        for t in [
+            253_402_300_800.0, 253_402_300_800.5, 1e15, -62_135_596_800.5, -62_135_596_801, -1e15,
+            .nan, .infinity, -.infinity,
+        ] {
             let e = xmlRefusal(["d": [PropertyList.date(t)]])
             #expect(e?.code == .unrepresentable, "date \(t)")
             #expect(e?.message.contains(".d") == true && e?.message.contains("[0]") == true, "no path in: \(e?.message ?? "")")
@@ -203,7 +211,8 @@ struct XMLWriterTests {
     static func dataLines(_ xml: String) -> [Substring] {
         let lines = xml.split(separator: "\n", omittingEmptySubsequences: false)
         guard let open = lines.firstIndex(where: { $0.hasSuffix("<data>") }),
-              let close = lines[open...].firstIndex(where: { $0.hasSuffix("</data>") }) else { return [] }
+            let close = lines[open...].firstIndex(where: { $0.hasSuffix("</data>") })
+        else { return [] }
         return Array(lines[(open + 1)..<close])
     }
 

@@ -14,22 +14,31 @@
 static const char *type_name(PrefsType type)
 {
     switch (type) {
-    case kPrefsTypeString: return "string";
-    case kPrefsTypeInteger: return "integer";
-    case kPrefsTypeReal: return "real";
-    case kPrefsTypeBoolean: return "boolean";
-    case kPrefsTypeDate: return "date";
-    case kPrefsTypeData: return "data";
-    case kPrefsTypeArray: return "array";
-    case kPrefsTypeDictionary: return "dictionary";
-    default: return "other";
+    case kPrefsTypeString:
+        return "string";
+    case kPrefsTypeInteger:
+        return "integer";
+    case kPrefsTypeReal:
+        return "real";
+    case kPrefsTypeBoolean:
+        return "boolean";
+    case kPrefsTypeDate:
+        return "date";
+    case kPrefsTypeData:
+        return "data";
+    case kPrefsTypeArray:
+        return "array";
+    case kPrefsTypeDictionary:
+        return "dictionary";
+    default:
+        return "other";
     }
 }
 
 static int get(const char *app, const char *key, int currentHost)
 {
-    PrefsPropertyListRef value = PrefsCopyValue(key, app, kPrefsCurrentUser,
-                                                currentHost ? kPrefsCurrentHost : kPrefsAnyHost);
+    PrefsPropertyListRef value =
+        PrefsCopyValue(key, app, kPrefsCurrentUser, currentHost ? kPrefsCurrentHost : kPrefsAnyHost);
     if (value == NULL) {
         printf("absent\n");
         return 1;
@@ -49,7 +58,7 @@ static void set(const char *app, const char *key, PrefsPropertyListRef value)
 
 static int put(const char *app)
 {
-    static const unsigned char bytes[] = { 0xde, 0xad, 0xbe, 0xef };
+    static const unsigned char bytes[] = {0xde, 0xad, 0xbe, 0xef};
     set(app, "cstring", PrefsStringCreate("from C, with spaces"));
     set(app, "cint", PrefsNumberCreateInt64(-42));
     set(app, "creal", PrefsNumberCreateDouble(0.25));
@@ -59,11 +68,11 @@ static int put(const char *app)
 
     PrefsStringRef x = PrefsStringCreate("x");
     PrefsNumberRef seven = PrefsNumberCreateInt64(7);
-    PrefsPropertyListRef items[] = { x, seven };
+    PrefsPropertyListRef items[] = {x, seven};
     set(app, "carray", PrefsArrayCreate(items, 2));
 
-    const char *keys[] = { "k" };
-    PrefsPropertyListRef values[] = { x };
+    const char *keys[] = {"k"};
+    PrefsPropertyListRef values[] = {x};
     set(app, "cdict", PrefsDictionaryCreate(keys, values, 1));
     PrefsRelease(x);
     PrefsRelease(seven);

@@ -27,9 +27,11 @@ enum Contender: String, CaseIterable {
 final class PlistTree {
     let handle: UnsafeMutableRawPointer
     init?(_ bytes: [UInt8]) {
-        guard let h = bytes.withUnsafeBufferPointer({ b in
-            b.withMemoryRebound(to: CChar.self) { cb_plist_parse($0.baseAddress, UInt32(b.count)) }
-        }) else { return nil }
+        guard
+            let h = bytes.withUnsafeBufferPointer({ b in
+                b.withMemoryRebound(to: CChar.self) { cb_plist_parse($0.baseAddress, UInt32(b.count)) }
+            })
+        else { return nil }
         handle = h
     }
     deinit { cb_plist_free(handle) }

@@ -30,7 +30,7 @@ indirect enum Node {
     case integer(Int64)
     case real(Double)
     case boolean(Bool)
-    case date(Int64) // seconds since 1970, whole
+    case date(Int64)  // seconds since 1970, whole
     case data([UInt8])
     case array([Node])
     case dictionary([(String, Node)])
@@ -54,7 +54,7 @@ enum InputGenerator {
         w.literal("<plist version=\"1.0\">\n")
         w.literal("<dict>\n")
         let footer = "</dict>\n</plist>\n".utf8.count
-        var rng = SplitMix64(seed: 0x7072_6566_7320_786D) // fixed
+        var rng = SplitMix64(seed: 0x7072_6566_7320_786D)  // fixed
         var entries = 0
         if targetBytes < 8 * 1024 {
             // Small: one application's preferences at the top level.
@@ -204,24 +204,36 @@ enum InputGenerator {
 
 /// What applications keep in their preferences.
 enum Preferences {
-    static let appNames = ["editor", "mail", "terminal", "photos", "player", "browser", "notes",
-                           "calendar", "finder", "backup", "chat", "maps", "reader", "ide", "sync"]
+    static let appNames = [
+        "editor", "mail", "terminal", "photos", "player", "browser", "notes",
+        "calendar", "finder", "backup", "chat", "maps", "reader", "ide", "sync",
+    ]
     static let languages = ["en", "en-GB", "fr", "fr-CA", "de", "ja", "zh-Hans", "pt-BR", "es", "it", "ko", "nl"]
-    static let fonts = ["Helvetica Neue", "Menlo-Regular", "DejaVu Sans Mono", "Noto Sans", "Source Code Pro",
-                        "Inter", "Fira Code Retina", "Liberation Serif"]
-    static let words = ["alpha", "budget", "report", "draft", "final", "notes", "invoice", "photo", "summer",
-                        "project", "meeting", "plan", "archive", "backup", "design", "review", "roadmap",
-                        "q3", "2024", "client", "release", "build", "test", "data", "export", "import"]
-    static let people = ["Ada Lovelace", "Zoë Ångström", "José Müller", "田中 太郎", "Ольга Петрова",
-                         "Søren Kierkegaard", "Chloé Dubois", "Marek Nowák", "Ana O'Neil", "Li Wei"]
-    static let searches = ["size > 10MB & kind == \"image\"", "<draft>", "Tom & Jerry", "a < b && b > c",
-                           "invoice 2024", "name:\"Q3 plan\"", "résumé", "R&D budget", "<tag>&amp;</tag>",
-                           "x>=1", "error log", "it's done"]
-    static let sentences = ["Thanks for your message & have a good day.", "Sent from my desk.",
-                            "Please don't reply to this address.", "Cheers, the <team>.",
-                            "Cordialement — l'équipe.", "Mit freundlichen Grüßen.", "よろしくお願いします。",
-                            "P.S. \"Quotes\" and 'apostrophes' stay as they are.", "1 < 2 > 0 & so on.",
-                            "Call me at +1 555 0100 ext. 42."]
+    static let fonts = [
+        "Helvetica Neue", "Menlo-Regular", "DejaVu Sans Mono", "Noto Sans", "Source Code Pro",
+        "Inter", "Fira Code Retina", "Liberation Serif",
+    ]
+    static let words = [
+        "alpha", "budget", "report", "draft", "final", "notes", "invoice", "photo", "summer",
+        "project", "meeting", "plan", "archive", "backup", "design", "review", "roadmap",
+        "q3", "2024", "client", "release", "build", "test", "data", "export", "import",
+    ]
+    static let people = [
+        "Ada Lovelace", "Zoë Ångström", "José Müller", "田中 太郎", "Ольга Петрова",
+        "Søren Kierkegaard", "Chloé Dubois", "Marek Nowák", "Ana O'Neil", "Li Wei",
+    ]
+    static let searches = [
+        "size > 10MB & kind == \"image\"", "<draft>", "Tom & Jerry", "a < b && b > c",
+        "invoice 2024", "name:\"Q3 plan\"", "résumé", "R&D budget", "<tag>&amp;</tag>",
+        "x>=1", "error log", "it's done",
+    ]
+    static let sentences = [
+        "Thanks for your message & have a good day.", "Sent from my desk.",
+        "Please don't reply to this address.", "Cheers, the <team>.",
+        "Cordialement — l'équipe.", "Mit freundlichen Grüßen.", "よろしくお願いします。",
+        "P.S. \"Quotes\" and 'apostrophes' stay as they are.", "1 < 2 > 0 & so on.",
+        "Call me at +1 555 0100 ext. 42.",
+    ]
     static let themes = ["Light", "Dark", "Solarized Dark", "High Contrast", "Sepia", "Nord"]
 
     static func word(_ r: inout SplitMix64) -> String { r.pick(words) }
@@ -237,7 +249,7 @@ enum Preferences {
     }
 
     static func date(_ r: inout SplitMix64) -> Node {
-        .date(Int64(r.int(978_307_200...1_893_456_000))) // 2001...2030
+        .date(Int64(r.int(978_307_200...1_893_456_000)))  // 2001...2030
     }
 
     static func real(_ r: inout SplitMix64, _ range: ClosedRange<Int>, over divisor: Int) -> Node {
@@ -262,8 +274,12 @@ enum Preferences {
         ("CrashReporterLastSubmitted", { r in date(&r) }),
         ("DefaultFontName", { r in .string(r.pick(fonts)) }),
         ("DefaultFontSize", { r in real(&r, 16...48, over: 2) }),
-        ("DocumentWindowFrame", { r in
-            .string("{{\(r.int(0...2000)), \(r.int(0...1200))}, {\(r.int(400...2560)), \(r.int(300...1440))}}") }),
+        (
+            "DocumentWindowFrame",
+            { r in
+                .string("{{\(r.int(0...2000)), \(r.int(0...1200))}, {\(r.int(400...2560)), \(r.int(300...1440))}}")
+            }
+        ),
         ("ExportPath", { r in .string(path(&r)) }),
         ("FirstLaunchDate", { r in date(&r) }),
         ("HasShownWelcome", { r in .boolean(r.chance(90)) }),
@@ -272,15 +288,30 @@ enum Preferences {
         ("LastSearchQuery", { r in .string(r.pick(searches)) }),
         ("LastUpdateCheck", { r in date(&r) }),
         ("LicenseToken", { r in .data(blob(&r, 32...96)) }),
-        ("MainWindow", { r in
-            .dictionary([("Frame", .string("\(r.int(0...2400)) \(r.int(0...1400)) \(r.int(320...3840)) \(r.int(240...2160)) 0 0 3840 2160 ")), ("Maximized", .boolean(r.chance(20))),
-                         ("Screen", .string("DISPLAY-\(r.int(1...3))")),
-                         ("SplitPositions", .array((0..<r.int(1...3)).map { _ in real(&r, 100...900, over: 4) }))]) }),
+        (
+            "MainWindow",
+            { r in
+                .dictionary([
+                    ("Frame", .string("\(r.int(0...2400)) \(r.int(0...1400)) \(r.int(320...3840)) \(r.int(240...2160)) 0 0 3840 2160 ")),
+                    ("Maximized", .boolean(r.chance(20))),
+                    ("Screen", .string("DISPLAY-\(r.int(1...3))")),
+                    ("SplitPositions", .array((0..<r.int(1...3)).map { _ in real(&r, 100...900, over: 4) })),
+                ])
+            }
+        ),
         ("NSNavLastRootDirectory", { r in .string(path(&r)) }),
-        ("NSRecentDocuments", { r in
-            .array((0..<r.int(0...3)).map { _ in
-                .dictionary([("Name", .string(word(&r) + " " + word(&r) + ".txt")), ("OpenedAt", date(&r)),
-                             ("Bookmark", .data(blob(&r, 96...256)))]) }) }),
+        (
+            "NSRecentDocuments",
+            { r in
+                .array(
+                    (0..<r.int(0...3)).map { _ in
+                        .dictionary([
+                            ("Name", .string(word(&r) + " " + word(&r) + ".txt")), ("OpenedAt", date(&r)),
+                            ("Bookmark", .data(blob(&r, 96...256))),
+                        ])
+                    })
+            }
+        ),
         ("OpacityLevel", { r in real(&r, 20...100, over: 100) }),
         ("ProxyHost", { r in .string("proxy\(r.int(1...9)).corp.example.net") }),
         ("ProxyPort", { r in .integer(Int64(r.pick([3128, 8080, 8888, 1080, 443]))) }),
@@ -294,28 +325,52 @@ enum Preferences {
         ("SyncAccountIdentifier", { r in .string(uuid(&r)) }),
         ("TabWidth", { r in .integer(Int64(r.pick([2, 4, 8]))) }),
         ("Theme", { r in .string(r.pick(themes)) }),
-        ("ToolbarConfiguration", { r in
-            .dictionary([("DisplayMode", .integer(Int64(r.int(0...3)))), ("IsVisible", .boolean(r.chance(80))),
-                         ("ItemIdentifiers", .array((0..<r.int(0...5)).map { _ in .string("item." + word(&r)) })),
-                         ("SizeMode", .integer(Int64(r.int(0...2))))]) }),
+        (
+            "ToolbarConfiguration",
+            { r in
+                .dictionary([
+                    ("DisplayMode", .integer(Int64(r.int(0...3)))), ("IsVisible", .boolean(r.chance(80))),
+                    ("ItemIdentifiers", .array((0..<r.int(0...5)).map { _ in .string("item." + word(&r)) })),
+                    ("SizeMode", .integer(Int64(r.int(0...2)))),
+                ])
+            }
+        ),
         ("TotalBytesTransferred", { r in .integer(Int64(r.next() >> 22)) }),
         ("UsageCounters", { r in .dictionary((0..<r.int(1...3)).map { i in ("feature.\(i)." + word(&r), .integer(Int64(r.int(0...99_999)))) }) }),
         ("UserFullName", { r in .string(r.pick(people)) }),
         ("RecentSearches", { r in .array((0..<r.int(0...6)).map { _ in .string(r.pick(searches)) }) }),
         ("ColorWellColor", { r in .data(blob(&r, 12...24)) }),
         ("ExcludedPaths", { r in .array((0..<r.int(1...5)).map { _ in .string(path(&r)) }) }),
-        ("Notifications", { r in
-            .dictionary([("Enabled", .boolean(r.chance(75))), ("Sound", .string(r.pick(["Glass", "Ping", "Tink", "none"]))),
-                         ("QuietHours", .string("\(r.int(18...23)):00-0\(r.int(5...9)):30"))]) }),
+        (
+            "Notifications",
+            { r in
+                .dictionary([
+                    ("Enabled", .boolean(r.chance(75))), ("Sound", .string(r.pick(["Glass", "Ping", "Tink", "none"]))),
+                    ("QuietHours", .string("\(r.int(18...23)):00-0\(r.int(5...9)):30")),
+                ])
+            }
+        ),
         ("TimeZoneOffset", { r in .integer(Int64(r.int(-43_200...50_400))) }),
         ("ZoomLevel", { r in real(&r, -8...12, over: 4) }),
         ("PinnedItems", { r in .array(r.chance(50) ? [] : (0..<r.int(1...3)).map { _ in .string(word(&r)) }) }),
         ("LastSessionState", { r in .data(blob(&r, 96...256)) }),
         ("Comment", { r in .string(r.pick(sentences)) }),
         ("Volume", { r in real(&r, 0...100, over: 100) }),
-        ("RecentURLs", { r in .array((0..<r.int(3...10)).map { _ in
-            .string("https://\(r.pick(["docs", "www", "api", "intranet"])).example.com/\(word(&r))/\(word(&r))?id=\(r.int(1...99_999))&lang=\(r.pick(languages))&ref=\(word(&r))") }) }),
-        ("UserAgent", { r in .string("Mozilla/5.0 (X11; Linux x86_64) ExampleKit/\(r.int(500...620)).\(r.int(1...40)) (KHTML, like Gecko) Example/\(r.int(90...130)).0") }),
+        (
+            "RecentURLs",
+            { r in
+                .array(
+                    (0..<r.int(3...10)).map { _ in
+                        .string(
+                            "https://\(r.pick(["docs", "www", "api", "intranet"])).example.com/\(word(&r))/\(word(&r))?id=\(r.int(1...99_999))&lang=\(r.pick(languages))&ref=\(word(&r))"
+                        )
+                    })
+            }
+        ),
+        (
+            "UserAgent",
+            { r in .string("Mozilla/5.0 (X11; Linux x86_64) ExampleKit/\(r.int(500...620)).\(r.int(1...40)) (KHTML, like Gecko) Example/\(r.int(90...130)).0") }
+        ),
         ("OpenFolders", { r in .array((0..<r.int(3...12)).map { _ in .string(path(&r)) }) }),
         ("LastErrorMessage", { r in .string((0..<r.int(2...8)).map { _ in r.pick(sentences) }.joined(separator: " ")) }),
         ("LaunchCount", { r in .integer(Int64(r.int(1...5000))) }),

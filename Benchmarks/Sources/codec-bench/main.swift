@@ -45,12 +45,12 @@ if arguments.first == "profile" {
 
 if arguments.first == "parse-once" {
     guard arguments.count == 3 else { note("usage: codec-bench parse-once WHO PATH"); exit(2) }
-    if arguments[1] == "startup" { exit(0) } // the runtime alone: no input, no parse
+    if arguments[1] == "startup" { exit(0) }  // the runtime alone: no input, no parse
     guard var bytes = readFile(arguments[2]) else { note("cannot read \(arguments[2])"); exit(2) }
     let ok: Bool
     switch arguments[1] {
     case "none":
-        ok = bytes.reduce(0 as UInt8, &+) != 1 // touch every page of the input, build nothing
+        ok = bytes.reduce(0 as UInt8, &+) != 1  // touch every page of the input, build nothing
     case "prefs":
         ok = (try? PropertyList.parse(bytes))?.dictionaryValue?.isEmpty == false
     case "foundation":
@@ -62,9 +62,10 @@ if arguments.first == "parse-once" {
     case "libplist":
         ok = PlistTree(bytes).map { $0.topLevelCount > 0 } ?? false
     case "floor":
-        ok = bytes.withUnsafeBufferPointer { b in
-            b.withMemoryRebound(to: CChar.self) { cb_sax_floor($0.baseAddress, Int32(b.count)) }
-        } > 0
+        ok =
+            bytes.withUnsafeBufferPointer { b in
+                b.withMemoryRebound(to: CChar.self) { cb_sax_floor($0.baseAddress, Int32(b.count)) }
+            } > 0
     default:
         note("unknown contender \(arguments[1])")
         exit(2)
@@ -109,7 +110,7 @@ let memoryModes = ["startup", "none"] + Contender.allCases.map(\.flag)
 var directoryTemplate = Array("/tmp/codec-bench.XXXXXX".utf8CString)
 guard let dirPointer = mkdtemp(&directoryTemplate) else { note("mkdtemp failed"); exit(1) }
 let directory = String(cString: dirPointer)
-var memory: [Int: [String: Int]] = [:] // size -> mode -> KiB
+var memory: [Int: [String: Int]] = [:]  // size -> mode -> KiB
 var fileSizes: [Int: Int] = [:]
 for size in memorySizes {
     let path = "\(directory)/input-\(size).plist"
@@ -153,22 +154,26 @@ func run(_ size: Size, writes: Bool) -> Result {
     let tree = Run.libplistParse(input)
     let floorElements = Run.floor(input)
     let entries = generated.topLevelEntries
-    checks.append("\(megabytes(input.bytes.count)) (\(input.bytes.count) bytes), \(generated.keys) keys, \(entries) top-level entries, \(floorElements) elements")
-    checks.append("top-level entries: PrefsCore \(prefsValue.dictionaryValue?.count ?? -1), "
-        + "PropertyListSerialization \((foundationValue as? [String: Any])?.count ?? -1), libplist \(tree.topLevelCount)")
+    checks.append(
+        "\(megabytes(input.bytes.count)) (\(input.bytes.count) bytes), \(generated.keys) keys, \(entries) top-level entries, \(floorElements) elements")
+    checks.append(
+        "top-level entries: PrefsCore \(prefsValue.dictionaryValue?.count ?? -1), "
+            + "PropertyListSerialization \((foundationValue as? [String: Any])?.count ?? -1), libplist \(tree.topLevelCount)")
     if size.target == 20_000_000, let fromFile = twentyFromFile {
         checks.append("the generator made the same bytes in two processes: \(fromFile == input.bytes)")
     }
     guard writes else {
-        let stats = measure([
-            Op(contender: .prefs, isWrite: false) { Run.prefsParse(input) },
-            Op(contender: .foundation, isWrite: false) { Run.foundationParse(input.data) },
-            Op(contender: .libplist, isWrite: false) { Run.libplistParse(input) },
-            Op(contender: .floor, isWrite: false) { Run.floor(input) },
-        ], repetitions: size.repetitions, warmups: size.warmups, batch: size.batch)
+        let stats = measure(
+            [
+                Op(contender: .prefs, isWrite: false) { Run.prefsParse(input) },
+                Op(contender: .foundation, isWrite: false) { Run.foundationParse(input.data) },
+                Op(contender: .libplist, isWrite: false) { Run.libplistParse(input) },
+                Op(contender: .floor, isWrite: false) { Run.floor(input) },
+            ], repetitions: size.repetitions, warmups: size.warmups, batch: size.batch)
         withExtendedLifetime((foundationValue, tree)) {}
-        return Result(size: size, inputBytes: input.bytes.count, keys: generated.keys,
-                      parse: Dictionary(uniqueKeysWithValues: zip(Contender.allCases, stats)), write: [:], checks: checks)
+        return Result(
+            size: size, inputBytes: input.bytes.count, keys: generated.keys,
+            parse: Dictionary(uniqueKeysWithValues: zip(Contender.allCases, stats)), write: [:], checks: checks)
     }
 
     let prefsOut = Run.prefsWrite(prefsValue)
@@ -176,10 +181,12 @@ func run(_ size: Size, writes: Bool) -> Result {
     let libplistOut = Run.libplistWrite(tree)
     checks.append("PrefsCore write of its parse is byte-identical to the input: \(prefsOut == input.bytes)")
     let foundationBack = try? PropertyList.parse(Array(foundationOut))
-    let libplistBack = try? PropertyList.parse(Array(UnsafeBufferPointer(start: UnsafeRawPointer(libplistOut.text).assumingMemoryBound(to: UInt8.self), count: libplistOut.count)))
-    checks.append("outputs: PrefsCore \(prefsOut.count) bytes; PropertyListSerialization \(foundationOut.count) bytes, "
-        + "reads back equal: \(foundationBack.map { $0 == prefsValue } ?? false); libplist \(libplistOut.count) bytes, "
-        + "reads back equal: \(libplistBack.map { $0 == prefsValue } ?? false)")
+    let libplistBack = try? PropertyList.parse(
+        Array(UnsafeBufferPointer(start: UnsafeRawPointer(libplistOut.text).assumingMemoryBound(to: UInt8.self), count: libplistOut.count)))
+    checks.append(
+        "outputs: PrefsCore \(prefsOut.count) bytes; PropertyListSerialization \(foundationOut.count) bytes, "
+            + "reads back equal: \(foundationBack.map { $0 == prefsValue } ?? false); libplist \(libplistOut.count) bytes, "
+            + "reads back equal: \(libplistBack.map { $0 == prefsValue } ?? false)")
 
     var ops = [
         Op(contender: .prefs, isWrite: false) { Run.prefsParse(input) },
@@ -214,9 +221,10 @@ for r in results + growth.dropLast() {
 }
 print("")
 
-print("Times are per run. Wall = elapsed time (what the targets are stated in); CPU = the thread's own CPU time, "
-    + "which leaves out time spent waiting for a core on this shared machine. MB = 10^6 bytes; write throughput is "
-    + "counted against the input file's size.\n")
+print(
+    "Times are per run. Wall = elapsed time (what the targets are stated in); CPU = the thread's own CPU time, "
+        + "which leaves out time spent waiting for a core on this shared machine. MB = 10^6 bytes; write throughput is "
+        + "counted against the input file's size.\n")
 for (title, isWrite) in [("Parse (XML bytes to values)", false), ("Write (values to XML bytes)", true)] {
     print("### \(title)\n")
     print("| Input | Contender | Wall median | Wall min | CPU median | CPU min | MB/s (wall median) | MB/s (CPU median) | Samples |")
@@ -224,10 +232,12 @@ for (title, isWrite) in [("Parse (XML bytes to values)", false), ("Write (values
     for r in results {
         for c in Contender.allCases where !isWrite || c.writes {
             let t = isWrite ? r.write[c]! : r.parse[c]!
-            let cells: [String] = [r.size.label, c.rawValue, duration(t.wall.median), duration(t.wall.min),
-                                   duration(t.cpu.median), duration(t.cpu.min),
-                                   throughput(bytes: r.inputBytes, ns: t.wall.median), throughput(bytes: r.inputBytes, ns: t.cpu.median),
-                                   r.size.batch > 1 ? "\(t.runs) × \(r.size.batch) runs" : "\(t.runs)"]
+            let cells: [String] = [
+                r.size.label, c.rawValue, duration(t.wall.median), duration(t.wall.min),
+                duration(t.cpu.median), duration(t.cpu.min),
+                throughput(bytes: r.inputBytes, ns: t.wall.median), throughput(bytes: r.inputBytes, ns: t.cpu.median),
+                r.size.batch > 1 ? "\(t.runs) × \(r.size.batch) runs" : "\(t.runs)",
+            ]
             print("| " + cells.joined(separator: " | ") + " |")
         }
     }
@@ -235,16 +245,23 @@ for (title, isWrite) in [("Parse (XML bytes to values)", false), ("Write (values
 }
 
 print("### Ratios\n")
-print("Speed-up = the other's time / PrefsCore's time (above 1: PrefsCore is faster). Cost vs floor = PrefsCore's parse time / "
-    + "the bare SAX pass's time (below 2.5 meets the target).\n")
-print("| Input | Clock | Parse speed-up vs PropertyListSerialization | Parse speed-up vs libplist | Parse cost vs libxml2 floor | Write speed-up vs PropertyListSerialization | Write speed-up vs libplist |")
+print(
+    "Speed-up = the other's time / PrefsCore's time (above 1: PrefsCore is faster). Cost vs floor = PrefsCore's parse time / "
+        + "the bare SAX pass's time (below 2.5 meets the target).\n")
+print(
+    "| Input | Clock | Parse speed-up vs PropertyListSerialization | Parse speed-up vs libplist | Parse cost vs libxml2 floor | Write speed-up vs PropertyListSerialization | Write speed-up vs libplist |"
+)
 print("|---|---|---:|---:|---:|---:|---:|")
 for r in results {
-    for (clock, pick) in [("wall median", { (t: Timing) in t.wall.median }), ("CPU median", { (t: Timing) in t.cpu.median }),
-                          ("wall min", { (t: Timing) in t.wall.min })] {
+    for (clock, pick) in [
+        ("wall median", { (t: Timing) in t.wall.median }), ("CPU median", { (t: Timing) in t.cpu.median }),
+        ("wall min", { (t: Timing) in t.wall.min }),
+    ] {
         let p = pick(r.parse[.prefs]!), w = pick(r.write[.prefs]!)
-        let cells: [String] = [r.size.label, clock, ratio(pick(r.parse[.foundation]!) / p), ratio(pick(r.parse[.libplist]!) / p),
-                               ratio(p / pick(r.parse[.floor]!)), ratio(pick(r.write[.foundation]!) / w), ratio(pick(r.write[.libplist]!) / w)]
+        let cells: [String] = [
+            r.size.label, clock, ratio(pick(r.parse[.foundation]!) / p), ratio(pick(r.parse[.libplist]!) / p),
+            ratio(p / pick(r.parse[.floor]!)), ratio(pick(r.write[.foundation]!) / w), ratio(pick(r.write[.libplist]!) / w),
+        ]
         print("| " + cells.joined(separator: " | ") + " |")
     }
 }
@@ -263,13 +280,15 @@ for c in Contender.allCases {
 print("")
 
 print("### Peak memory of a process that only parses (max RSS, from wait4)\n")
-print("Each figure is a fresh run of this executable that parses the file once. \"startup\" reads nothing (the Swift runtime and the "
-    + "libraries this executable links, Foundation included); \"reading only\" loads the file and builds nothing. In brackets: the peak "
-    + "minus \"reading only\". This process's own peak was \(parentRSSDuringMemory / 1024) MiB while the children ran "
-    + "(Linux carries a parent's peak into its child's at exec, so it must stay below theirs).\n")
+print(
+    "Each figure is a fresh run of this executable that parses the file once. \"startup\" reads nothing (the Swift runtime and the "
+        + "libraries this executable links, Foundation included); \"reading only\" loads the file and builds nothing. In brackets: the peak "
+        + "minus \"reading only\". This process's own peak was \(parentRSSDuringMemory / 1024) MiB while the children ran "
+        + "(Linux carries a parent's peak into its child's at exec, so it must stay below theirs).\n")
 let file20 = Double(fileSizes[20_000_000]!)
-print("| Process | " + memorySizes.map { "\(megabytes(fileSizes[$0]!)) file" }.joined(separator: " | ")
-    + " | 20 MB: peak / file | 20 MB: (peak − startup) / file | 20 MB: (peak − reading only) / file |")
+print(
+    "| Process | " + memorySizes.map { "\(megabytes(fileSizes[$0]!)) file" }.joined(separator: " | ")
+        + " | 20 MB: peak / file | 20 MB: (peak − startup) / file | 20 MB: (peak − reading only) / file |")
 print("|---|" + memorySizes.map { _ in "---:|" }.joined() + "---:|---:|---:|")
 for mode in memoryModes {
     let name = mode == "startup" ? "startup" : mode == "none" ? "reading only" : Contender.allCases.first { $0.flag == mode }!.rawValue

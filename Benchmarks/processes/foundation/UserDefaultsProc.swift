@@ -20,8 +20,9 @@
 //
 // Build: swiftc -O UserDefaultsProc.swift -o userdefaults_proc
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let app = "com.example.bench"
@@ -135,8 +136,9 @@ func count(procs: Int, rounds: Int, keys: Int, label: String) {
     for key in domain.keys {
         let parts = key.split(separator: "-")
         if parts.count == 3, parts[0].first == "p", parts[1].first == "r", parts[2].first == "k",
-           let p = Int(parts[0].dropFirst()), let r = Int(parts[1].dropFirst()), let i = Int(parts[2].dropFirst()),
-           (0..<procs).contains(p), (0..<rounds).contains(r), (0..<keys).contains(i) {
+            let p = Int(parts[0].dropFirst()), let r = Int(parts[1].dropFirst()), let i = Int(parts[2].dropFirst()),
+            (0..<procs).contains(p), (0..<rounds).contains(r), (0..<keys).contains(i)
+        {
             let index = (p * rounds + r) * keys + i
             if !seen[index] { seen[index] = true; found += 1 }
         } else {
@@ -281,8 +283,9 @@ func obsReader(sync: Bool) -> Never {
     let afterSet = selfCheckNotifications
     own.setPersistentDomain(["SelfCheck": 2], forName: app + ".selfcheck")
     RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.1))
-    print("N observer-self-check \(sync ? "Foundation+sync" : "Foundation") in-process notifications: "
-        + "set(_:forKey:) \(afterSet), setPersistentDomain \(selfCheckNotifications - afterSet)")
+    print(
+        "N observer-self-check \(sync ? "Foundation+sync" : "Foundation") in-process notifications: "
+            + "set(_:forKey:) \(afterSet), setPersistentDomain \(selfCheckNotifications - afterSet)")
     fflush(stdout)
     armed = true
     if sync {

@@ -9,8 +9,9 @@
 //
 // Build: swiftc -O UserDefaultsBench.swift -o userdefaults_bench
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let app = "com.example.bench"

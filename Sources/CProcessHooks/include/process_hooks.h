@@ -30,12 +30,14 @@ void prefs_set_fork_hooks(prefs_fork_hook prepare, prefs_fork_hook parent, prefs
 extern void *prefs_shared_store_pointer;
 
 /** The shared store, or NULL before it exists: one load, no lock. */
-static inline void *prefs_shared_store(void) {
+static inline void *prefs_shared_store(void)
+{
     return __atomic_load_n(&prefs_shared_store_pointer, __ATOMIC_ACQUIRE);
 }
 
 /** Publishes the shared store (under prefs_init_lock, once). */
-static inline void prefs_set_shared_store(void *store) {
+static inline void prefs_set_shared_store(void *store)
+{
     __atomic_store_n(&prefs_shared_store_pointer, store, __ATOMIC_RELEASE);
 }
 
@@ -46,12 +48,14 @@ static inline void prefs_set_shared_store(void *store) {
 extern unsigned char prefs_warm_flags[PREFS_ENTRY_POINTS];
 
 /** Whether entry point `entry`'s first call has returned: one load. */
-static inline int prefs_warm(int entry) {
+static inline int prefs_warm(int entry)
+{
     return __atomic_load_n(&prefs_warm_flags[entry], __ATOMIC_ACQUIRE);
 }
 
 /** Records that entry point `entry`'s first call has returned. */
-static inline void prefs_set_warm(int entry) {
+static inline void prefs_set_warm(int entry)
+{
     __atomic_store_n(&prefs_warm_flags[entry], 1, __ATOMIC_RELEASE);
 }
 

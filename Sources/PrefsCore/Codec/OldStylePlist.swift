@@ -46,8 +46,9 @@ package enum OldStylePlist {
         case .boolean(let b): out.append(b ? "1" : "0")
         case .date(let t):
             if let c = ScalarText.components(t) {
-                out.append("\"\(ScalarText.pad(c.year, 4))-\(ScalarText.pad(c.month, 2))-\(ScalarText.pad(c.day, 2)) "
-                    + "\(ScalarText.pad(c.hour, 2)):\(ScalarText.pad(c.minute, 2)):\(ScalarText.pad(c.second, 2)) +0000\"")
+                out.append(
+                    "\"\(ScalarText.pad(c.year, 4))-\(ScalarText.pad(c.month, 2))-\(ScalarText.pad(c.day, 2)) "
+                        + "\(ScalarText.pad(c.hour, 2)):\(ScalarText.pad(c.minute, 2)):\(ScalarText.pad(c.second, 2)) +0000\"")
             } else {
                 out.append("\"\(t)\"")
             }
@@ -95,9 +96,9 @@ package enum OldStylePlist {
     static func isBareCharacter(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "/"), UInt8(ascii: ":"),
-             UInt8(ascii: "."), UInt8(ascii: "-"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "/"), UInt8(ascii: ":"),
+            UInt8(ascii: "."), UInt8(ascii: "-"):
             return true
         default:
             return false
@@ -228,7 +229,7 @@ package enum OldStylePlist {
                     guard bytes[i] == UInt8(ascii: ",") else { throw error("expected ',' or ')' in array") }
                     i += 1
                     try skipSpace()
-                    if i < bytes.count && bytes[i] == UInt8(ascii: ")") { i += 1; break } // trailing comma
+                    if i < bytes.count && bytes[i] == UInt8(ascii: ")") { i += 1; break }  // trailing comma
                 }
                 return PropertyList(.array(items))
             case UInt8(ascii: "<"):

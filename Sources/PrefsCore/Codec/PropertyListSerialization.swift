@@ -40,15 +40,18 @@ extension PropertyList {
         if b.count >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF)) { return true }
         if b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF { i = 3 }
         while i < b.count && ScalarText.isSpace(b[i]) { i += 1 }
-        guard i < b.count else { return true } // empty: let the XML reader say so
-        if b[i] == 0 || b[i] >= 0x80 { return true } // UTF-16 without BOM, other encodings
+        guard i < b.count else { return true }  // empty: let the XML reader say so
+        if b[i] == 0 || b[i] >= 0x80 { return true }  // UTF-16 without BOM, other encodings
         guard b[i] == UInt8(ascii: "<"), i + 1 < b.count else { return false }
         let c = b[i + 1]
         if c == UInt8(ascii: "?") || c == UInt8(ascii: "!") { return true }
         var j = i + 1
         var allHex = true
-        while j < b.count, (b[j] | 0x20) >= UInt8(ascii: "a") && (b[j] | 0x20) <= UInt8(ascii: "z") || (b[j] >= UInt8(ascii: "0") && b[j] <= UInt8(ascii: "9")) {
-            if !((b[j] | 0x20) >= UInt8(ascii: "a") && (b[j] | 0x20) <= UInt8(ascii: "f")) && !(b[j] >= UInt8(ascii: "0") && b[j] <= UInt8(ascii: "9")) { allHex = false }
+        while j < b.count, (b[j] | 0x20) >= UInt8(ascii: "a") && (b[j] | 0x20) <= UInt8(ascii: "z") || (b[j] >= UInt8(ascii: "0") && b[j] <= UInt8(ascii: "9"))
+        {
+            if !((b[j] | 0x20) >= UInt8(ascii: "a") && (b[j] | 0x20) <= UInt8(ascii: "f")) && !(b[j] >= UInt8(ascii: "0") && b[j] <= UInt8(ascii: "9")) {
+                allHex = false
+            }
             j += 1
         }
         return j > i + 1 && !allHex

@@ -74,7 +74,8 @@ enum XMLReader {
             _ = xmlParseChunk(ctxt, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(n), 0)
             offset += n
             if ctxt.pointee.instate == XML_PARSER_START_TAG, state.pointee.error == nil,
-               tag.count(in: ctxt) > maxAttributes {
+                tag.count(in: ctxt) > maxAttributes
+            {
                 state.pointee.fail(.malformed, "an element carries more than \(maxAttributes) attributes")
             }
         }
@@ -100,7 +101,8 @@ enum XMLReader {
 
         mutating func count(in ctxt: xmlParserCtxtPtr) -> Int {
             guard let input = ctxt.pointee.input, let cur = input.pointee.cur, let end = input.pointee.end,
-                  let base = input.pointee.base else { return 0 }
+                let base = input.pointee.base
+            else { return 0 }
             let here = Int(input.pointee.consumed) + (cur - base)
             if here != start { self = PendingTag(start: here) }
             let available = end - cur
@@ -186,7 +188,7 @@ enum XMLReader {
                 if plistValue != nil { fail(.malformed, "more than one value in <plist>"); return false }
                 return true
             }
-            return open.isEmpty // a value as the root element, without <plist>
+            return open.isEmpty  // a value as the root element, without <plist>
         }
 
         mutating func start(_ name: Element) {
@@ -374,7 +376,7 @@ enum XMLReader {
             let code: PrefsError.Code
             switch Int(error.pointee.code) {
             case Int(XML_ERR_UNDECLARED_ENTITY.rawValue), Int(XML_WAR_UNDECLARED_ENTITY.rawValue),
-                 Int(XML_ERR_ENTITY_LOOP.rawValue), Int(XML_ERR_ENTITY_BOUNDARY.rawValue):
+                Int(XML_ERR_ENTITY_LOOP.rawValue), Int(XML_ERR_ENTITY_BOUNDARY.rawValue):
                 code = .forbiddenMarkup
             case Int(XML_ERR_INTERNAL_ERROR.rawValue) where message.contains("depth"):
                 code = .tooDeep

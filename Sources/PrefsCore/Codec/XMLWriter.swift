@@ -4,7 +4,8 @@
 struct XMLWriter {
     private(set) var out: [UInt8] = []
 
-    static let header = Array("""
+    static let header = Array(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -41,8 +42,10 @@ struct XMLWriter {
     }
 
     /// The failure of a document that would exceed ``PropertyList/maxDocumentSize``.
-    static let tooLarge = Failure(base: PrefsError(.unrepresentable,
-        "the XML property list would be larger than \(PropertyList.maxDocumentSize) bytes, the most the library writes"))
+    static let tooLarge = Failure(
+        base: PrefsError(
+            .unrepresentable,
+            "the XML property list would be larger than \(PropertyList.maxDocumentSize) bytes, the most the library writes"))
 
     /// Refuses to go on once the document would exceed
     /// ``PropertyList/maxDocumentSize`` with `coming` more bytes (any
@@ -54,8 +57,10 @@ struct XMLWriter {
     /// Refuses text the reader would refuse (``PropertyList/maxTextLength``).
     private static func checkTextLength(_ n: Int, _ what: String) throws(Failure) {
         guard n <= PropertyList.maxTextLength else {
-            throw Failure(base: PrefsError(.unrepresentable,
-                "\(what) of \(n) bytes is longer than the \(PropertyList.maxTextLength) bytes of text an XML element may hold"))
+            throw Failure(
+                base: PrefsError(
+                    .unrepresentable,
+                    "\(what) of \(n) bytes is longer than the \(PropertyList.maxTextLength) bytes of text an XML element may hold"))
         }
     }
 

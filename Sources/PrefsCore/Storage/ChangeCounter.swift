@@ -75,7 +75,8 @@ final class ChangeCounter: @unchecked Sendable {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) >= ChangeCounter.size,
-              st.st_uid == geteuid() || st.st_uid == 0, (st.st_mode & 0o022) == 0 else { return false }
+            st.st_uid == geteuid() || st.st_uid == 0, (st.st_mode & 0o022) == 0
+        else { return false }
         let prot = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
         guard let p = mmap(nil, ChangeCounter.size, prot, MAP_SHARED, fd, 0), p != MAP_FAILED else { return false }
         counter = p.assumingMemoryBound(to: UInt64.self) + slot
@@ -93,7 +94,7 @@ final class ChangeCounter: @unchecked Sendable {
         guard fd >= 0 else { return }
         let allocated = fchmod(fd, mode) == 0 && posix_fallocate(fd, 0, off_t(size)) == 0
         close(fd)
-        if allocated { _ = link(temp, path) } // EEXIST: another process was first
+        if allocated { _ = link(temp, path) }  // EEXIST: another process was first
         unlink(temp)
     }
 

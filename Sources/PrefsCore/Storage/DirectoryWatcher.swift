@@ -46,8 +46,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// thread calls `poll()` every ``pollMilliseconds`` instead, so that
     /// the change counters of libprefs writers are still followed; see
     /// ``failure``.
-    static func start(_ directories: [String], immediately: Bool, _ changed: @escaping @Sendable () -> Void,
-                      poll: @escaping @Sendable () -> Void) -> DirectoryWatcher? {
+    static func start(
+        _ directories: [String], immediately: Bool, _ changed: @escaping @Sendable () -> Void,
+        poll: @escaping @Sendable () -> Void
+    ) -> DirectoryWatcher? {
         var wake: [Int32] = [-1, -1]
         guard pipe(&wake) == 0 else { return nil }
         for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -67,11 +69,13 @@ final class DirectoryWatcher: @unchecked Sendable {
         pthread_attr_init(&attributes)
         pthread_attr_setstacksize(&attributes, 256 * 1024)
         defer { pthread_attr_destroy(&attributes) }
-        let made = pthread_create(&watcher.thread, &attributes, { arg in
-            let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
-            ctx.watcher.run(immediately: ctx.immediately, ctx.changed, poll: ctx.poll)
-            return nil
-        }, ctx)
+        let made = pthread_create(
+            &watcher.thread, &attributes,
+            { arg in
+                let ctx = Unmanaged<Context>.fromOpaque(arg!).takeRetainedValue()
+                ctx.watcher.run(immediately: ctx.immediately, ctx.changed, poll: ctx.poll)
+                return nil
+            }, ctx)
         if made != 0 {
             Unmanaged<Context>.fromOpaque(ctx).release()
             return nil
@@ -150,8 +154,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// pipe, or for `fd` to be readable; returns the byte (nil if none) and
     /// whether `fd` is readable.
     private func wakeByte(within milliseconds: Int32, alongside fd: Int32 = -1) -> (byte: UInt8?, fdReady: Bool) {
-        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+        ]
         while poll(&fds, fd >= 0 ? 2 : 1, milliseconds) < 0 {
             if errno != EINTR { return (DirectoryWatcher.stopByte, false) }
         }
@@ -180,7 +186,7 @@ final class DirectoryWatcher: @unchecked Sendable {
             guard ready else { continue }
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
-                if errno != EINTR && errno != EAGAIN { fd = -1 } // then only wait to be stopped
+                if errno != EINTR && errno != EAGAIN { fd = -1 }  // then only wait to be stopped
                 continue
             }
             var relevant = false

@@ -104,7 +104,7 @@ package enum FileSystem {
         var bytes = [UInt8](repeating: 0, count: expected)
         var done = 0
         while true {
-            if done == bytes.count { // the file grew, or a stream's next chunk
+            if done == bytes.count {  // the file grew, or a stream's next chunk
                 guard done <= maximumFileSize else { throw tooLarge }
                 bytes.append(contentsOf: repeatElement(0, count: 4096))
             }
@@ -159,7 +159,7 @@ package enum FileSystem {
         var followed = false
         for _ in 0..<40 {
             var st = stat()
-            guard lstat(current, &st) == 0 else { return current } // missing: a new file goes there
+            guard lstat(current, &st) == 0 else { return current }  // missing: a new file goes there
             if let owners, followed || (st.st_mode & S_IFMT) == S_IFLNK, !owners.contains(st.st_uid) {
                 throw PrefsError(.io, "will not follow the symbolic link \(path): \(current) belongs to another user")
             }

@@ -91,15 +91,18 @@ public struct Locations: Sendable {
         let user = account?.name ?? env("USER") ?? String(uid)
         let runtime = [env("XDG_RUNTIME_DIR"), "/run/user/\(uid)"].lazy.compactMap { $0 }
             .first { ProcessEnvironment.isPrivateDirectory($0, of: uid) }
-        return Locations(userDirectory: config, systemDirectory: system, managedDirectory: managed,
-                         hostID: readHostID(), userName: user, runtimeDirectory: runtime)
+        return Locations(
+            userDirectory: config, systemDirectory: system, managedDirectory: managed,
+            hostID: readHostID(), userName: user, runtimeDirectory: runtime)
     }
 
     /// Locations given one by one. Without `runtimeDirectory`, the user
     /// directory's change counter is a file in that directory, made by the
     /// first write there (see ``ChangeCounter``).
-    public init(userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String,
-                runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true) {
+    public init(
+        userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String,
+        runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true
+    ) {
         self.userDirectory = userDirectory
         self.systemDirectory = systemDirectory
         self.managedDirectory = managedDirectory

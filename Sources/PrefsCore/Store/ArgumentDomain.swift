@@ -12,7 +12,8 @@ enum ArgumentDomain {
         while i < args.count {
             let arg = args[i]
             if arg.utf8.count > 1, arg.utf8.first == UInt8(ascii: "-"), i + 1 < args.count,
-               args[i + 1].utf8.first != UInt8(ascii: "-") {
+                args[i + 1].utf8.first != UInt8(ascii: "-")
+            {
                 out[PropertyList.Key(String(arg.dropFirst()))] = value(args[i + 1])
                 i += 2
             } else {

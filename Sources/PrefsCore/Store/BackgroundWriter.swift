@@ -55,7 +55,13 @@ enum BackgroundWriter {
         pthread_attr_init(&attributes)
         pthread_attr_setstacksize(&attributes, 512 * 1024)
         defer { pthread_attr_destroy(&attributes) }
-        guard pthread_create(&thread, &attributes, { _ in BackgroundWriter.run(); return nil }, nil) == 0 else {
+        guard
+            pthread_create(
+                &thread, &attributes,
+                { _ in
+                    BackgroundWriter.run(); return nil
+                }, nil) == 0
+        else {
             return false
         }
         pthread_detach(thread)

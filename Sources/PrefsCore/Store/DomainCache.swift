@@ -87,16 +87,22 @@ extension PreferencesStore {
     /// A store that cannot start one tries again when it next loads a domain.
     func startWatcher(immediately: Bool, _ linked: [String]) {
         let l = locations
-        let dirs = [l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
-                    l.managedDirectory, l.managedDirectory + "/" + l.userName] + linked
+        let dirs =
+            [
+                l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
+                l.managedDirectory, l.managedDirectory + "/" + l.userName,
+            ] + linked
         // Unretained (a weak reference would slow every retain of the
         // store): deinit stops the watcher and waits for its thread.
         let me = Unmanaged.passUnretained(self)
-        watcher = DirectoryWatcher.start(dirs, immediately: immediately, {
-            me._withUnsafeGuaranteedRef { $0.noticeExternalChanges() }
-        }, poll: {
-            me._withUnsafeGuaranteedRef { $0.noticeCounterChanges() }
-        })
+        watcher = DirectoryWatcher.start(
+            dirs, immediately: immediately,
+            {
+                me._withUnsafeGuaranteedRef { $0.noticeExternalChanges() }
+            },
+            poll: {
+                me._withUnsafeGuaranteedRef { $0.noticeCounterChanges() }
+            })
     }
 
     /// Re-reads files other libprefs writers replaced (called by a watcher

@@ -40,8 +40,9 @@ enum LiveStores {
         _ = lock
         BackgroundWriter.prepare()
         atexit { LiveStores.flushAll() }
-        prefs_set_fork_hooks({ LiveStores.prepareFork() }, { LiveStores.resumeAfterFork(inChild: false) },
-                             { LiveStores.resumeAfterFork(inChild: true) })
+        prefs_set_fork_hooks(
+            { LiveStores.prepareFork() }, { LiveStores.resumeAfterFork(inChild: false) },
+            { LiveStores.resumeAfterFork(inChild: true) })
     }()
 
     /// Runs `body` with each of `wanted` (every store when nil) that is

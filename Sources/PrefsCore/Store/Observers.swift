@@ -13,7 +13,9 @@ extension PreferencesStore {
     /// or by another (after its synchronize reaches the disk, or a file is
     /// edited). Callbacks run on a library thread, outside every lock, and
     /// may call back into the store.
-    public func addObserver(application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void) throws(PrefsError) -> ObserverToken {
+    public func addObserver(
+        application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void
+    ) throws(PrefsError) -> ObserverToken {
         let app = try Self.canonicalApplication(app)
         // Current-host files of this user can then be watched too (a file
         // named by path has no ByHost directory).
@@ -45,7 +47,10 @@ extension PreferencesStore {
     /// Changes by libprefs writers are still seen.
     public var observationProblem: PrefsError? {
         guard let e = withLocked({ _ in watcher?.failure }) else { return nil }
-        return PrefsError(.io, "cannot watch the preference directories (inotify: \(FileSystem.errorText(e))): changes by other programs and edits by hand are seen at the next synchronize; changes by libprefs writers within \(DirectoryWatcher.pollMilliseconds) ms")
+        return PrefsError(
+            .io,
+            "cannot watch the preference directories (inotify: \(FileSystem.errorText(e))): changes by other programs and edits by hand are seen at the next synchronize; changes by libprefs writers within \(DirectoryWatcher.pollMilliseconds) ms"
+        )
     }
 }
 
@@ -173,10 +178,13 @@ final class ObserverRegistry: @unchecked Sendable {
         state.threadRunning = true
         var thread = pthread_t()
         let me = Unmanaged.passRetained(self).toOpaque()
-        if pthread_create(&thread, nil, { arg in
-            Unmanaged<ObserverRegistry>.fromOpaque(arg!).takeRetainedValue().deliverForever()
-            return nil
-        }, me) == 0 {
+        if pthread_create(
+            &thread, nil,
+            { arg in
+                Unmanaged<ObserverRegistry>.fromOpaque(arg!).takeRetainedValue().deliverForever()
+                return nil
+            }, me) == 0
+        {
             pthread_detach(thread)
         } else {
             Unmanaged<ObserverRegistry>.fromOpaque(me).release()

@@ -58,11 +58,14 @@ public final class PreferencesStore: @unchecked Sendable {
         s.arguments = ArgumentDomain.parse(arguments ?? ProcessArguments.current)
         s.languages = Languages.fromEnvironment()
         let makes = locations.createsFilesBesideDomains
-        let user = locations.runtimeDirectory.map { ChangeCounter(directory: locations.userDirectory, runtimeDirectory: $0) }
+        let user =
+            locations.runtimeDirectory.map { ChangeCounter(directory: locations.userDirectory, runtimeDirectory: $0) }
             ?? ChangeCounter(directory: locations.userDirectory, createOnWrite: makes)
-        counters = [user,
-                    ChangeCounter(directory: locations.systemDirectory, createOnWrite: makes),
-                    ChangeCounter(directory: locations.managedDirectory, createOnWrite: makes)]
+        counters = [
+            user,
+            ChangeCounter(directory: locations.systemDirectory, createOnWrite: makes),
+            ChangeCounter(directory: locations.managedDirectory, createOnWrite: makes),
+        ]
         s.seenCounts = counters.map(\.value)
         state = s
         LiveStores.add(self)
@@ -228,7 +231,10 @@ public final class PreferencesStore: @unchecked Sendable {
     func validated(_ id: DomainID) throws(PrefsError) -> DomainID {
         let id = DomainID(application: try Self.canonicalApplication(id.application), user: id.user, host: id.host)
         guard locations.fits(id) else {
-            throw PrefsError(.invalidApplicationID, "application ID \"\(id.application.prefix(40))...\" is too long for a file name with this machine's host id (\(locations.hostID.utf8.count) bytes)")
+            throw PrefsError(
+                .invalidApplicationID,
+                "application ID \"\(id.application.prefix(40))...\" is too long for a file name with this machine's host id (\(locations.hostID.utf8.count) bytes)"
+            )
         }
         return id
     }

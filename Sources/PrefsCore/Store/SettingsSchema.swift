@@ -38,7 +38,8 @@ package enum SettingsSchema {
                 out[PropertyList.Key(key)] = def
             }
             if s["Type"]?.stringValue == "PSChildPaneSpecifier", let file = s["File"]?.stringValue,
-               ApplicationID.problem(file) == nil {
+                ApplicationID.problem(file) == nil
+            {
                 try collect("\(dir)/\(file).plist", into: &out, seen: &seen)
             }
         }

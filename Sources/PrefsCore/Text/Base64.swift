@@ -18,7 +18,7 @@ enum Base64 {
         var out = [UInt8]()
         out.reserveCapacity(text.count / 4 * 3)
         var quad: UInt32 = 0
-        var n = 0 // symbols in the current quad
+        var n = 0  // symbols in the current quad
         var padding = 0
         for c in text {
             let v = decodeTable[Int(c)]
@@ -40,7 +40,7 @@ enum Base64 {
                 }
                 continue
             }
-            guard padding == 0 else { return nil } // data after padding
+            guard padding == 0 else { return nil }  // data after padding
             quad = quad << 6 | UInt32(v)
             n += 1
             if n == 4 {

@@ -146,10 +146,10 @@ package enum ScalarText {
     /// real calendar days, no leap seconds, nothing before or after).
     package static func parseISODate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
         guard t.count == 20,
-              t[4] == UInt8(ascii: "-"), t[7] == UInt8(ascii: "-"), t[10] == UInt8(ascii: "T"),
-              t[13] == UInt8(ascii: ":"), t[16] == UInt8(ascii: ":"), t[19] == UInt8(ascii: "Z"),
-              let y = digits(t, 0, 4), let mo = digits(t, 5, 2), let d = digits(t, 8, 2),
-              let h = digits(t, 11, 2), let mi = digits(t, 14, 2), let s = digits(t, 17, 2)
+            t[4] == UInt8(ascii: "-"), t[7] == UInt8(ascii: "-"), t[10] == UInt8(ascii: "T"),
+            t[13] == UInt8(ascii: ":"), t[16] == UInt8(ascii: ":"), t[19] == UInt8(ascii: "Z"),
+            let y = digits(t, 0, 4), let mo = digits(t, 5, 2), let d = digits(t, 8, 2),
+            let h = digits(t, 11, 2), let mi = digits(t, 14, 2), let s = digits(t, 17, 2)
         else { return nil }
         return unixTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s)
     }
@@ -157,7 +157,8 @@ package enum ScalarText {
     /// Seconds since 1970 for a valid civil date and time, else `nil`.
     static func unixTime(year y: Int, month mo: Int, day d: Int, hour h: Int, minute mi: Int, second s: Int) -> Double? {
         guard (1...9999).contains(y), (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo),
-              (0...23).contains(h), (0...59).contains(mi), (0...59).contains(s) else { return nil }
+            (0...23).contains(h), (0...59).contains(mi), (0...59).contains(s)
+        else { return nil }
         let days = daysFromCivil(y, mo, d)
         return Double(days * 86400 + h * 3600 + mi * 60 + s)
     }
@@ -205,8 +206,8 @@ package enum ScalarText {
     }
 
     /// The earliest and latest unix times whose whole second has a four-digit year.
-    static let firstDate = -62135596800.0 // 0001-01-01T00:00:00Z
-    static let endOfLastDate = 253402300800.0 // 10000-01-01T00:00:00Z
+    static let firstDate = -62135596800.0  // 0001-01-01T00:00:00Z
+    static let endOfLastDate = 253402300800.0  // 10000-01-01T00:00:00Z
 
     /// Broken-down UTC time of the whole second at or before `t`; `nil` when
     /// not finite or outside the years 0001-9999.

@@ -82,8 +82,9 @@ public final class PropertyList: Sendable {
     /// Wraps `value`. Integers must lie in ``minInteger``...``maxInteger``.
     public init(_ value: Content) {
         if case .integer(let i) = value {
-            precondition(i >= PropertyList.minInteger && i <= PropertyList.maxInteger,
-                         "property-list integers lie in -2^63...2^64-1")
+            precondition(
+                i >= PropertyList.minInteger && i <= PropertyList.maxInteger,
+                "property-list integers lie in -2^63...2^64-1")
         }
         self.value = value
         var depth = 0
@@ -265,9 +266,11 @@ extension PropertyList {
         }
 
         public static func == (a: Key, b: Key) -> Bool {
-            a.withBytes { pa in b.withBytes { pb in
-                pa.count == pb.count && (pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
-            } }
+            a.withBytes { pa in
+                b.withBytes { pb in
+                    pa.count == pb.count && (pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
+                }
+            }
         }
         public static func < (a: Key, b: Key) -> Bool {
             a.withBytes { pa in b.withBytes { pb in pa.lexicographicallyPrecedes(pb) } }
