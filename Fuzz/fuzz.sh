@@ -31,7 +31,7 @@ export SWIFT_BACKTRACE=enable=no
 # Extra sources a target is compiled with.
 extra_sources() {
     case $1 in
-    value_grammar) echo Sources/prefs-tool/ValueGrammar.swift Sources/prefs-tool/Output.swift ;;
+    value_grammar) echo Sources/PrefsTool/ValueGrammar.swift Sources/PrefsTool/Output.swift ;;
     esac
 }
 
@@ -52,12 +52,20 @@ build() {
     mkdir -p "$out"
     local xcc=() flag
     for flag in $(pkg-config --cflags libxml-2.0); do xcc+=(-Xcc "$flag"); done
-    local common=(-O -g "$sanitize" -I Sources/CLibXML2 -I Sources/CAtomics -I include/prefs -I "$out" "${xcc[@]}")
+    # One package name for every module, as SwiftPM gives: the command's
+    # sources use the core's package declarations.
+    local common=(-O -g "$sanitize" -package-name libprefs -I Sources/CLibXML2 -I Sources/CAtomics
+        -I Sources/CProcessHooks/include -I include/prefs -I "$out" "${xcc[@]}")
     local core_sources
     core_sources=$(find Sources/PrefsCore -name '*.swift' | sort)
 
     # The core (with @testable access) and the C face, as static libraries.
-    if stale "$out/libPrefsCore.a" Sources/PrefsCore Sources/CLibXML2 Sources/CAtomics Fuzz/fuzz.sh; then
+    # The load-time fork handlers and the state they guard, in C.
+    if stale "$out/process_hooks.o" Sources/CProcessHooks; then
+        "$CLANG" -std=c99 -O1 -g -fsanitize=address -I Sources/CProcessHooks/include \
+            -c Sources/CProcessHooks/process_hooks.c -o "$out/process_hooks.o"
+    fi
+    if stale "$out/libPrefsCore.a" Sources/PrefsCore Sources/CLibXML2 Sources/CAtomics Sources/CProcessHooks Fuzz/fuzz.sh; then
         echo "fuzz: building PrefsCore ($mode)"
         # shellcheck disable=SC2086
         "$SWIFTC" -parse-as-library -module-name PrefsCore -enable-testing -emit-library -static \
@@ -84,7 +92,7 @@ build() {
             echo "fuzz: building $t ($mode)"
             # shellcheck disable=SC2046
             "$SWIFTC" -parse-as-library -module-name "fuzz_$t" "${common[@]}" -use-ld=lld \
-                "Fuzz/Targets/$t.swift" Fuzz/Targets/Support.swift $(extra_sources "$t") "${driver[@]}" \
+                "Fuzz/Targets/$t.swift" Fuzz/Targets/Support.swift $(extra_sources "$t") "${driver[@]}" "$out/process_hooks.o" \
                 -L "$out" -lPrefs -lPrefsCore -lxml2 -o "$out/$t"
         fi
     done
