@@ -1,9 +1,11 @@
 extension PropertyList {
-    /// Parses a property list from bytes: an XML property list (any encoding
-    /// libxml2 knows) or old-style text, told apart by their first bytes.
+    /// Parses a property list from bytes: a binary property list
+    /// (`bplist00`), an XML property list (any encoding libxml2 knows) or
+    /// old-style text, told apart by their first bytes.
     /// Strict and safe on hostile input; errors name the problem and line.
     /// Thread-safe.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+        if BinaryReader.looksBinary(bytes) { return try BinaryReader.read(bytes) }
         if looksLikeXML(bytes) { return try XMLReader.read(bytes) }
         return try OldStylePlist.parse(bytes)
     }
