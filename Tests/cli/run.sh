@@ -465,6 +465,25 @@ ok "export/an existing file keeps its mode" test "$(stat -c %a "$WORK/files/mode
 mkdir -p "$WORK/files/dir.plist"
 expect "export/to a directory: 1" 1 "" "prefs: cannot write $WORK/files/dir.plist: it is a directory" -- export $S "$WORK/files/dir.plist"
 
+quiet export $S "$WORK/files/small-binary.plist" -format binary1
+ok "export/-format binary1 writes bplist00" test "$(head -c 8 "$WORK/files/small-binary.plist")" = bplist00
+quiet export $S "$WORK/files/small-xml1.plist" -format xml1
+ok "export/-format xml1 is the default XML" cmp -s "$WORK/files/small-xml1.plist" "$GOLDEN/export-small.plist"
+expect "export/-format of another name: 64" 64 "" "*" -- export $S - -format json
+expect "export/-format without a name: 64" 64 "" "*" -- export $S - -format
+quiet import com.example.fromBinary "$WORK/files/small-binary.plist"
+"$PREFS" read $S >"$WORK/small.txt"
+p read com.example.fromBinary
+ok "import/a binary export reads back identical" cmp -s "$WORK/out" "$WORK/small.txt"
+cp "$WORK/files/small-binary.plist" "$CFG/com.example.binaryDomain.plist"
+p read com.example.binaryDomain
+ok "binary/a binary domain file reads" cmp -s "$WORK/out" "$WORK/small.txt"
+expect "binary/a binary domain file's value" 0 "Ada" "" -- read com.example.binaryDomain name
+quiet write com.example.binaryDomain added -int 5
+ok "binary/a write rewrites the file as XML" test "$(head -c 5 "$CFG/com.example.binaryDomain.plist")" = "<?xml"
+ok "binary/nothing moved aside" test -z "$(find "$CFG" -name 'com.example.binaryDomain.plist.*')"
+expect "binary/the old keys stay" 0 "Ada" "" -- read com.example.binaryDomain name
+
 quiet export $D "$WORK/files/golden.plist"
 quiet import com.example.copy "$WORK/files/golden.plist"
 "$PREFS" read $D >"$WORK/original.txt"
