@@ -36,6 +36,9 @@ enum Command {
             try expect(args, count: 1, "find <word>")
             try find(args.first!, host)
         case "watch": try Watch.run(args, host)
+        case "convert":
+            if host.given { throw .usage("convert works on files: -currentHost and -host do not apply") }
+            try Convert.run(args)
         case "help", "-h", "-help", "--help":
             try expect(args, count: 0, "help")
             Output.standard.write(usage)

@@ -19,6 +19,11 @@ let usage = """
       domains                          the user's domain names, comma-separated
       find <word>                      keys and string values containing <word> (any case)
       watch <domain> [<key>]           print each change until interrupted
+      convert -lint <file>...          check property-list files: "<file>: OK" or why not
+      convert -convert xml1|binary1 [-o <out>] <file>...
+                                       rewrite files as XML or binary property lists
+                                       (-o: to <out> instead, - : stdout; one file)
+      convert -p <file>                print a property-list file as read prints a value
       help                             this text
 
     <domain>: an application ID (com.example.app); -g, -globalDomain or

@@ -484,6 +484,46 @@ ok "binary/a write rewrites the file as XML" test "$(head -c 5 "$CFG/com.example
 ok "binary/nothing moved aside" test -z "$(find "$CFG" -name 'com.example.binaryDomain.plist.*')"
 expect "binary/the old keys stay" 0 "Ada" "" -- read com.example.binaryDomain name
 
+# convert: plutil's -lint, -convert and -p
+CV=$WORK/convert
+mkdir -p "$CV"
+cp "$WORK/files/small-binary.plist" "$CV/b.plist"
+cp "$GOLDEN/export-small.plist" "$CV/x.plist"
+cp "$HERE/../PrefsCoreTests/Fixtures/binary/string_root.plist" "$CV/s.bin"
+printf '{ a = 1; b = (x, "y z"); }' >"$CV/t.txt"
+printf '{ a = 1; b = ' >"$CV/bad.txt"
+expect "convert/-lint: OK for each" 0 "$CV/b.plist: OK
+$CV/x.plist: OK
+$CV/t.txt: OK" "" -- convert -lint "$CV/b.plist" "$CV/x.plist" "$CV/t.txt"
+expect "convert/-lint: a bad file, exit 1, the others still OK" 1 "$CV/b.plist: OK" "*" -- convert -lint "$CV/bad.txt" "$CV/b.plist"
+ok "convert/-lint: says which file and why" grep -q "^$CV/bad.txt: " "$WORK/err"
+expect "convert/-lint: a missing file: 1" 1 "" "*" -- convert -lint "$CV/none.plist"
+expect "convert/-lint without files: 64" 64 "" "*" -- convert -lint
+expect "convert/-convert binary1 -o -" 0 "*" "" -- convert -convert binary1 -o - "$CV/x.plist"
+ok "convert/-o - writes the binary file" cmp -s "$WORK/out" "$WORK/files/small-binary.plist"
+expect "convert/-convert xml1 in place" 0 "" "" -- convert -convert xml1 "$CV/b.plist"
+ok "convert/in place: Apple's XML" cmp -s "$CV/b.plist" "$GOLDEN/export-small.plist"
+expect "convert/-convert binary1 -o FILE" 0 "" "" -- convert -convert binary1 -o "$CV/t.bin" "$CV/t.txt"
+ok "convert/-o FILE: binary" test "$(head -c 8 "$CV/t.bin")" = bplist00
+snapshot "$CV/bad.txt"
+expect "convert/-convert: a bad file is left as it is, the others converted" 1 "" "*" -- convert -convert binary1 "$CV/bad.txt" "$CV/x.plist"
+ok "convert/the bad file is untouched" unchanged "$CV/bad.txt"
+ok "convert/the good file is converted" test "$(head -c 8 "$CV/x.plist")" = bplist00
+expect "convert/-o with two files: 64" 64 "" "*" -- convert -convert xml1 -o "$CV/o" "$CV/x.plist" "$CV/t.txt"
+expect "convert/-convert json: 64" 64 "" "*" -- convert -convert json "$CV/x.plist"
+expect "convert/no mode: 64" 64 "" "*" -- convert
+expect "convert/-currentHost: 64" 64 "" "*" -- -currentHost convert -lint "$CV/x.plist"
+expect "convert/-p prints as read does" 0 '{
+    a = 1;
+    b = (
+        x,
+        "y z"
+    );
+}' "" -- convert -p "$CV/t.txt"
+expect "convert/-p a binary file's string" 0 "only a string" "" -- convert -p "$CV/s.bin"
+expect_in "convert/-p - reads stdin" "$CV/t.bin" 0 "*" "" -- convert -p -
+expect "convert/-p a bad file: 1" 1 "" "*" -- convert -p "$CV/bad.txt"
+
 quiet export $D "$WORK/files/golden.plist"
 quiet import com.example.copy "$WORK/files/golden.plist"
 "$PREFS" read $D >"$WORK/original.txt"
