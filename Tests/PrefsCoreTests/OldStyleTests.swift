@@ -150,7 +150,7 @@ struct OldStyleTests {
         #expect(OldStylePlist.format(PropertyList.real(5)) == "5")
         #expect(OldStylePlist.format(PropertyList.data([])) == "{length = 0, bytes = 0x}")
         #expect(OldStylePlist.format(PropertyList.date(-0.5)) == "\"1969-12-31 23:59:59 +0000\"")
-        #expect(OldStylePlist.format(PropertyList.date(-62_135_596_800)) == "\"0001-01-01 00:00:00 +0000\"")
+        #expect(OldStylePlist.format(PropertyList.date(-62_135_769_600)) == "\"0001-01-01 00:00:00 +0000\"")
         #expect(OldStylePlist.format(["k": [1, 2]]) == "{\n    k = (\n        1,\n        2\n    );\n}")
         #expect(OldStylePlist.formatBare("raw string") == "raw string")
         #expect(OldStylePlist.formatBare(true) == "1")

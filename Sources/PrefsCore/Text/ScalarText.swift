@@ -143,7 +143,9 @@ package enum ScalarText {
     // MARK: Dates
 
     /// Seconds since 1970 for `YYYY-MM-DDTHH:MM:SSZ` exactly (years 0001-9999,
-    /// real calendar days, no leap seconds, nothing before or after).
+    /// days that exist in Foundation's calendar, no leap seconds, nothing
+    /// before or after). Dates before 1582-10-15 are Julian, as Foundation
+    /// reads and writes them (see ``daysFromCivil(_:_:_:)``).
     package static func parseISODate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
         guard t.count == 20,
             t[4] == UInt8(ascii: "-"), t[7] == UInt8(ascii: "-"), t[10] == UInt8(ascii: "T"),
@@ -154,9 +156,12 @@ package enum ScalarText {
         return unixTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s)
     }
 
-    /// Seconds since 1970 for a valid civil date and time, else `nil`.
+    /// Seconds since 1970 for a valid date and time of Foundation's calendar
+    /// (Julian before 1582-10-15, Gregorian from then on; 1582-10-05 to
+    /// 1582-10-14 do not exist), else `nil`.
     static func unixTime(year y: Int, month mo: Int, day d: Int, hour h: Int, minute mi: Int, second s: Int) -> Double? {
         guard (1...9999).contains(y), (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo),
+            !(y == 1582 && mo == 10 && (5...14).contains(d)),
             (0...23).contains(h), (0...59).contains(mi), (0...59).contains(s)
         else { return nil }
         let days = daysFromCivil(y, mo, d)
@@ -173,16 +178,37 @@ package enum ScalarText {
         return v
     }
 
+    /// The days of month `m` of year `y` in Foundation's calendar: Julian
+    /// leap years (every fourth) before 1582, Gregorian ones after.
     static func daysInMonth(_ y: Int, _ m: Int) -> Int {
         switch m {
-        case 2: return (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) ? 29 : 28
+        case 2:
+            let leap = y < 1582 ? y % 4 == 0 : (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))
+            return leap ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    /// Days since 1970-01-01 of 1582-10-15, the first Gregorian day of
+    /// Foundation's calendar (the day after Julian 1582-10-04).
+    static let gregorianCutover = -141_427
+
+    /// Days since 1970-01-01 of a date of Foundation's calendar: Gregorian
+    /// from 1582-10-15 on, Julian before (as ICU's calendar, which Foundation
+    /// formats dates with, counts them).
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let gregorian = gregorianDays(year, month, day)
+        return gregorian >= gregorianCutover ? gregorian : julianDays(year, month, day)
+    }
+
+    /// The date of Foundation's calendar of a day count since 1970-01-01.
+    static func civilFromDays(_ z: Int) -> (year: Int, month: Int, day: Int) {
+        z >= gregorianCutover ? gregorianCivil(z) : julianCivil(z)
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    static func gregorianDays(_ year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -193,7 +219,7 @@ package enum ScalarText {
     }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civilFromDays(_ z0: Int) -> (year: Int, month: Int, day: Int) {
+    static func gregorianCivil(_ z0: Int) -> (year: Int, month: Int, day: Int) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
@@ -205,8 +231,37 @@ package enum ScalarText {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
-    /// The earliest and latest unix times whose whole second has a four-digit year.
-    static let firstDate = -62135596800.0  // 0001-01-01T00:00:00Z
+    /// Days from Julian 0000-03-01 to 1970-01-01: years counted from March,
+    /// so that the leap day ends each four-year cycle.
+    private static let julianEpochShift = 719_470
+
+    /// Days since 1970-01-01 of a date of the (proleptic) Julian calendar.
+    static func julianDays(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let cycle = (y >= 0 ? y : y - 3) / 4
+        let yoc = y - cycle * 4
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        return cycle * 1461 + yoc * 365 + doy - julianEpochShift
+    }
+
+    /// The Julian date of a day count since 1970-01-01.
+    static func julianCivil(_ z0: Int) -> (year: Int, month: Int, day: Int) {
+        let n = z0 + julianEpochShift
+        let cycle = (n >= 0 ? n : n - 1460) / 1461
+        let doc = n - cycle * 1461
+        let yoc = min(doc / 365, 3)
+        let doy = doc - yoc * 365
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (cycle * 4 + yoc + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// The earliest and latest unix times whose whole second has a four-digit
+    /// year: Julian 0001-01-01 (Foundation's `Date.distantPast`) and
+    /// 10000-01-01.
+    static let firstDate = -62135769600.0  // 0001-01-01T00:00:00Z, Julian
     static let endOfLastDate = 253402300800.0  // 10000-01-01T00:00:00Z
 
     /// Broken-down UTC time of the whole second at or before `t`; `nil` when
