@@ -20,13 +20,22 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// Equality that takes NaN as equal to itself (`==` on values does not).
+/// Equality that takes NaN as equal to itself (`==` on values does not),
+/// comparing each pair of shared sub-values once: a value read through
+/// shared objects would take exponential time to walk in full.
 func sameValue(_ a: PropertyList, _ b: PropertyList) -> Bool {
-    switch (a.value, b.value) {
-    case (.real(let x), .real(let y)): return x.bitPattern == y.bitPattern
-    case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1) }
-    case (.dictionary(let x), .dictionary(let y)):
-        return x.count == y.count && x.allSatisfy { k, v in y[k].map { sameValue(v, $0) } ?? false }
-    default: return a == b
+    var seen = Set<[ObjectIdentifier]>()
+    func same(_ a: PropertyList, _ b: PropertyList) -> Bool {
+        if a === b { return true }
+        guard seen.insert([ObjectIdentifier(a), ObjectIdentifier(b)]).inserted else { return true }
+        switch (a.value, b.value) {
+        case (.real(let x), .real(let y)): return x.bitPattern == y.bitPattern
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.dictionary(let x), .dictionary(let y)):
+            return x.count == y.count && x.allSatisfy { k, v in y[k].map { same(v, $0) } ?? false }
+        case (.array, _), (.dictionary, _): return false
+        default: return a == b
+        }
     }
+    return same(a, b)
 }
