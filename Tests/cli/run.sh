@@ -346,6 +346,7 @@ refuse "refuse/-int beyond 64 bits: 1" 1 "$F" -- write $D n -int 184467440737095
 refuse "refuse/-int <5>: 1" 1 "$F" -- write $D n -int '<5>'
 refuse "refuse/-int &#53;: 1" 1 "$F" -- write $D n -int '&#53;'
 refuse "refuse/-float abc: 1" 1 "$F" -- write $D n -float abc
+refuse "refuse/-float past a 32-bit float: 1" 1 "$F" -- write $D n -float 1e39
 refuse "refuse/-bool maybe: 1" 1 "$F" -- write $D n -bool maybe
 refuse "refuse/-bool 1: 1" 1 "$F" -- write $D n -bool 1
 refuse "refuse/-data odd hex digits: 1" 1 "$F" -- write $D n -data abc
@@ -483,6 +484,15 @@ quiet write com.example.binaryDomain added -int 5
 ok "binary/a write rewrites the file as XML" test "$(head -c 5 "$CFG/com.example.binaryDomain.plist")" = "<?xml"
 ok "binary/nothing moved aside" test -z "$(find "$CFG" -name 'com.example.binaryDomain.plist.*')"
 expect "binary/the old keys stay" 0 "Ada" "" -- read com.example.binaryDomain name
+
+# -float stores a 32-bit float widened; reals are written as Apple writes them
+quiet write com.example.reals f -float 32.3
+quiet write com.example.reals d '<real>0.1</real>'
+quiet write com.example.reals inf -float inf
+p export com.example.reals -
+ok "reals/-float 32.3 is 32.299999237060547" grep -q '<real>32.299999237060547</real>' "$WORK/out"
+ok "reals/0.1 is written 0.10000000000000001" grep -q '<real>0.10000000000000001</real>' "$WORK/out"
+ok "reals/an infinity stays one" grep -q '<real>+infinity</real>' "$WORK/out"
 
 # convert: plutil's -lint, -convert and -p
 CV=$WORK/convert

@@ -365,9 +365,11 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsPropertyListCreateWithData
  * write it: XML declaration, Apple's DOCTYPE, <plist version="1.0">, tab
  * indentation, <dict/> and <array/> for empty containers, dictionary keys
  * sorted by their UTF-8 bytes, `&` `<` `>` escaped and CR written as
- * `&#13;`, base64 in lines of at most 76 columns, reals in the shortest
- * form that reads back to the same double (`nan`, `+infinity`,
- * `-infinity`), dates in whole seconds (a fraction is truncated toward the
+ * `&#13;`, base64 in lines of at most 76 columns, reals with 17
+ * significant digits as Apple writes them (C's `%.17g`: 0.1 is
+ * `0.10000000000000001`; `0.0`, `-0.0` for negative zero so that its sign
+ * survives, `nan`, `+infinity`, `-infinity`), dates in whole seconds (a
+ * fraction is truncated toward the
  * earlier second).
  *
  * Refused with kPrefsErrorUnrepresentable, never altered: a string or key
