@@ -525,7 +525,7 @@ expect "convert/no mode: 64" 64 "" "*" -- convert
 expect "convert/-currentHost: 64" 64 "" "*" -- -currentHost convert -lint "$CV/x.plist"
 expect "convert/-p prints as read does" 0 '{
     a = 1;
-    b = (
+    b =     (
         x,
         "y z"
     );

@@ -5,12 +5,14 @@
 package enum OldStylePlist {
     // MARK: Printing
 
-    /// The text form of `value`: 4 spaces per level, dictionary keys sorted
-    /// by their UTF-8 bytes, strings bare when made only of
-    /// `[A-Za-z0-9_$/:.-]` (and not starting with `//`, which would read
-    /// back as a comment) and quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx`
-    /// escapes otherwise, numbers bare, booleans `1`/`0`, dates as
-    /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`.
+    /// The text form of `value`, as macOS 10.15 and later print it: 4 spaces
+    /// per level, dictionary keys sorted by their UTF-8 bytes, strings and
+    /// keys bare only when non-empty and made only of ASCII letters and
+    /// digits, quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx` escapes
+    /// otherwise, numbers bare, booleans `1`/`0`, dates as
+    /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`,
+    /// and a container that is a dictionary's value opened after `=` and
+    /// four more spaces (`AppleLanguages =     (`).
     package static func format(_ value: PropertyList) -> String {
         var out = ""
         _ = append(value, level: 0, to: &out, limit: .max)
@@ -71,7 +73,10 @@ package enum OldStylePlist {
             for (key, value) in entries.sortedByKey() {
                 indent(level + 1, &out)
                 out.append(quotedIfNeeded(key.string))
-                out.append(" = ")
+                switch value.value {
+                case .array, .dictionary: out.append(" =     ")
+                default: out.append(" = ")
+                }
                 guard append(value, level: level + 1, to: &out, limit: limit) else { return false }
                 out.append(";\n")
             }
@@ -105,11 +110,18 @@ package enum OldStylePlist {
         }
     }
 
-    /// `s` bare when every character may stand unquoted, else quoted and
-    /// escaped. Text starting with `//` is quoted too: bare, it would read
-    /// back as a comment.
+    /// Whether `c` may appear in a string printed without quotes: an ASCII
+    /// letter or digit (the reader takes more characters bare than macOS
+    /// prints bare).
+    @inline(__always)
+    static func isPrintedBare(_ c: UInt8) -> Bool {
+        (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+    }
+
+    /// `s` bare when it is non-empty and made only of ASCII letters and
+    /// digits, else quoted and escaped.
     package static func quotedIfNeeded(_ s: String) -> String {
-        if !s.isEmpty && s.utf8.allSatisfy(isBareCharacter) && !s.utf8.starts(with: "//".utf8) { return s }
+        if !s.isEmpty && s.utf8.allSatisfy(isPrintedBare) { return s }
         var out = "\""
         for unit in s.utf16 {
             switch unit {
