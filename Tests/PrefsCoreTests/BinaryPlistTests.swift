@@ -155,6 +155,32 @@ struct BinaryPlistTests {
         #expect(try value.binaryData() == file)
     }
 
+    /// The reader computes depth and size while it builds containers: they
+    /// must be what the general initialiser computes.
+    @Test(arguments: fixtureNames)
+    func depthAndSizeAsComputedInGeneral(_ name: String) throws {
+        func rebuilt(_ v: PropertyList) -> PropertyList {
+            switch v.value {
+            case .array(let items): return PropertyList(.array(items.map(rebuilt)))
+            case .dictionary(let items): return PropertyList(.dictionary(items.mapValues(rebuilt)))
+            default: return v
+            }
+        }
+        func check(_ v: PropertyList, _ w: PropertyList) {
+            #expect(v.depth == w.depth && v.minimumXMLSize == w.minimumXMLSize)
+            if case .array(let a) = v.value, case .array(let b) = w.value { zip(a, b).forEach(check) }
+            if case .dictionary(let a) = v.value, case .dictionary(let b) = w.value { for (k, x) in a { check(x, b[k]!) } }
+        }
+        let v = try #require(expectParses(fixtureBytes(fixtures + name + ".plist")))
+        check(v, rebuilt(v))
+    }
+
+    @Test func duplicateKeysLaterWins() {
+        let v = expectParses(BinaryBuilder([[0xD2, 0x01, 0x01, 0x02, 0x03], [0x51, 0x6B], [0x10, 0x01], [0x10, 0x02]]).bytes)
+        #expect(v == ["k": 2])
+        #expect(v?.minimumXMLSize == PropertyList(.dictionary(["k": 2])).minimumXMLSize)
+    }
+
     @Test func sharedObjectsAreDecodedOnce() throws {
         let v = try #require(expectParses(fixtureBytes(fixtures + "shared.plist")))
         let a = try #require(v["a"]?.arrayValue)

@@ -41,7 +41,8 @@ package enum BinaryReader {
     /// exactly a `bplist00` file, and `.tooDeep` past
     /// ``PropertyList/maxNesting``. Thread-safe.
     package static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
-        var decoder = try Decoder(bytes)
+        let decoder = try Decoder(bytes)
+        defer { decoder.deallocate() }
         return try decoder.decode(decoder.top, level: 0)
     }
 
@@ -55,10 +56,13 @@ package enum BinaryReader {
         let top: Int
         let tableStart: Int
         let limit: Int
-        /// Each object once decoded.
-        var decoded: [PropertyList?]
+        /// Each object once decoded (unmanaged: no reference counting on
+        /// the hot path; released in ``deallocate()``).
+        let decoded: UnsafeMutablePointer<Unmanaged<PropertyList>?>
         /// Whether each object is being decoded now (on the current path).
-        var active: [Bool]
+        let active: UnsafeMutablePointer<Bool>
+        /// Each string object used as a dictionary key, as a key.
+        let keys: UnsafeMutablePointer<(PropertyList.Key, Int)?>
 
         init(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) {
             self.bytes = bytes
@@ -94,8 +98,21 @@ package enum BinaryReader {
             top = Int(topObject)
             tableStart = Int(table)
             limit = BinaryReader.maxExpandedSize(forFileSize: bytes.count)
-            decoded = [PropertyList?](repeating: nil, count: objectCount)
-            active = [Bool](repeating: false, count: objectCount)
+            decoded = .allocate(capacity: objectCount)
+            decoded.initialize(repeating: nil, count: objectCount)
+            active = .allocate(capacity: objectCount)
+            active.initialize(repeating: false, count: objectCount)
+            keys = .allocate(capacity: objectCount)
+            keys.initialize(repeating: nil, count: objectCount)
+        }
+
+        /// Releases what the decoder holds; the values it returned live on.
+        func deallocate() {
+            for i in 0..<objectCount { decoded[i]?.release() }
+            decoded.deallocate()
+            active.deallocate()
+            keys.deinitialize(count: objectCount)
+            keys.deallocate()
         }
 
         /// A `.malformed` error about binary property lists.
@@ -156,8 +173,8 @@ package enum BinaryReader {
         }
 
         /// Decodes object `index`, at nesting `level` (the top object is at 0).
-        mutating func decode(_ index: Int, level: Int) throws(PrefsError) -> PropertyList {
-            if let done = decoded[index] { return done }
+        func decode(_ index: Int, level: Int) throws(PrefsError) -> PropertyList {
+            if let done = decoded[index] { return done.takeUnretainedValue() }
             guard !active[index] else { throw fail("object \(index) contains itself") }
             guard level < PropertyList.maxNesting else {
                 throw PrefsError(.tooDeep, "binary property list: nesting deeper than \(PropertyList.maxNesting) levels")
@@ -195,7 +212,7 @@ package enum BinaryReader {
                 let (n, start) = try count(at, index)
                 let end = try span(start, n, 1, index)
                 let text = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-                guard text.allSatisfy({ $0 < 0x80 }) else { throw fail("object \(index) is an ASCII string with a byte over 127") }
+                guard Self.isASCII(text) else { throw fail("object \(index) is an ASCII string with a byte over 127") }
                 value = .string(String(decoding: text, as: UTF8.self))
             case 0x6:
                 let (n, start) = try count(at, index)
@@ -214,9 +231,16 @@ package enum BinaryReader {
                 active[index] = true
                 var items = [PropertyList]()
                 items.reserveCapacity(n)
-                for i in 0..<n { items.append(try decode(try reference(start, i, index), level: level + 1)) }
+                var depth = 0
+                var size = Sizer()
+                for i in 0..<n {
+                    let item = try decode(try reference(start, i, index), level: level + 1)
+                    depth = max(depth, item.depth + 1)
+                    size.add(item.minimumXMLSize)
+                    items.append(item)
+                }
                 active[index] = false
-                value = try checked(PropertyList(.array(items)), index)
+                value = try checked(PropertyList(container: .array(items), depth: depth, minimumXMLSize: size.total), index)
             case 0xD:
                 let (n, start) = try count(at, index)
                 let (pairs, overflow) = n.multipliedReportingOverflow(by: 2)
@@ -224,20 +248,65 @@ package enum BinaryReader {
                 _ = try span(start, pairs, refSize, index)
                 active[index] = true
                 var items = [PropertyList.Key: PropertyList](minimumCapacity: n)
+                var depth = 0
+                var size = Sizer()
                 for i in 0..<n {
-                    let key = try decode(try reference(start, i, index), level: level + 1)
-                    guard case .string(let k) = key.value else {
-                        throw fail("object \(index) is a dictionary with a \(key.kind) key")
-                    }
-                    items[PropertyList.Key(k)] = try decode(try reference(start, n + i, index), level: level + 1)
+                    let (key, length) = try self.key(try reference(start, i, index), of: index)
+                    let item = try decode(try reference(start, n + i, index), level: level + 1)
+                    depth = max(depth, item.depth + 1)
+                    size.add(8)
+                    size.add(length)
+                    size.add(item.minimumXMLSize)
+                    items[key] = item
                 }
                 active[index] = false
-                value = try checked(PropertyList(.dictionary(items)), index)
+                if items.count < n {
+                    // A later duplicate key wins; count only what is kept.
+                    value = try checked(PropertyList(.dictionary(items)), index)
+                } else {
+                    value = try checked(PropertyList(container: .dictionary(items), depth: depth, minimumXMLSize: size.total), index)
+                }
             default:
                 throw fail("object \(index) has marker 0x\(hex(marker)), not a property-list value")
             }
-            decoded[index] = value
+            decoded[index] = Unmanaged.passRetained(value)
             return value
+        }
+
+        /// Whether every byte of `text` is below 0x80, eight at a time.
+        @inline(__always)
+        static func isASCII(_ text: UnsafeRawBufferPointer) -> Bool {
+            var i = 0
+            var high: UInt64 = 0
+            while i + 8 <= text.count {
+                high |= text.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < text.count {
+                high |= UInt64(text[i])
+                i += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
+
+        /// A dictionary key: string object `ref` as a key, and its UTF-8
+        /// length; decoded once per object, like values.
+        func key(_ ref: Int, of index: Int) throws(PrefsError) -> (PropertyList.Key, Int) {
+            if let known = keys[ref] { return known }
+            guard !active[ref] else { throw fail("object \(ref) contains itself") }
+            let at = try offset(of: ref)
+            let marker = bytes[at] >> 4
+            guard marker == 0x5 || marker == 0x6 else {
+                let kinds: [UInt8: String] = [
+                    0x0: "boolean", 0x1: "integer", 0x2: "real", 0x3: "date", 0x4: "data", 0x8: "UID", 0xA: "array", 0xD: "dictionary",
+                ]
+                throw fail("object \(index) is a dictionary with a\(marker == 0xA ? "n" : "") \(kinds[marker] ?? "non-string") key")
+            }
+            let v = try decode(ref, level: PropertyList.maxNesting - 1)
+            guard case .string(let s) = v.value else { throw fail("object \(index) is a dictionary with a \(v.kind) key") }
+            let entry = (PropertyList.Key(s), s.utf8.count)
+            keys[ref] = entry
+            return entry
         }
 
         /// `v`, unless it nests too deep or expands past the cap.
@@ -275,40 +344,65 @@ package enum BinaryReader {
         /// `n` big-endian UTF-16 units at `start` as a string; a lone
         /// surrogate is refused, not replaced.
         func utf16(_ start: Int, _ n: Int, _ index: Int) throws(PrefsError) -> String {
-            var utf8 = [UInt8]()
-            utf8.reserveCapacity(n)
-            var i = 0
-            while i < n {
-                let u = UInt32(bytes[start + 2 * i]) << 8 | UInt32(bytes[start + 2 * i + 1])
-                i += 1
-                var scalar = u
-                if u >= 0xD800 && u <= 0xDBFF {
-                    guard i < n else { throw fail("object \(index) is a string ending in a lone surrogate") }
-                    let l = UInt32(bytes[start + 2 * i]) << 8 | UInt32(bytes[start + 2 * i + 1])
-                    guard l >= 0xDC00 && l <= 0xDFFF else { throw fail("object \(index) is a string with a lone surrogate") }
+            // Each unit becomes at most 3 bytes of UTF-8 (a pair, 4 for 2).
+            let (capacity, overflow) = n.multipliedReportingOverflow(by: 3)
+            guard !overflow else { throw fail("object \(index) claims \(n) UTF-16 units") }
+            var failure: PrefsError?
+            let text = String(unsafeUninitializedCapacity: max(capacity, 1)) { out in
+                var o = 0
+                var i = 0
+                while i < n {
+                    let u = UInt32(bytes[start + 2 * i]) << 8 | UInt32(bytes[start + 2 * i + 1])
                     i += 1
-                    scalar = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00)
-                } else if u >= 0xDC00 && u <= 0xDFFF {
-                    throw fail("object \(index) is a string with a lone surrogate")
+                    var scalar = u
+                    if u >= 0xD800 && u <= 0xDBFF {
+                        guard i < n else {
+                            failure = fail("object \(index) is a string ending in a lone surrogate")
+                            return 0
+                        }
+                        let l = UInt32(bytes[start + 2 * i]) << 8 | UInt32(bytes[start + 2 * i + 1])
+                        guard l >= 0xDC00 && l <= 0xDFFF else {
+                            failure = fail("object \(index) is a string with a lone surrogate")
+                            return 0
+                        }
+                        i += 1
+                        scalar = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00)
+                    } else if u >= 0xDC00 && u <= 0xDFFF {
+                        failure = fail("object \(index) is a string with a lone surrogate")
+                        return 0
+                    }
+                    switch scalar {
+                    case 0..<0x80:
+                        out[o] = UInt8(scalar)
+                        o += 1
+                    case 0x80..<0x800:
+                        out[o] = UInt8(0xC0 | scalar >> 6)
+                        out[o + 1] = UInt8(0x80 | scalar & 0x3F)
+                        o += 2
+                    case 0x800..<0x10000:
+                        out[o] = UInt8(0xE0 | scalar >> 12)
+                        out[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                        out[o + 2] = UInt8(0x80 | scalar & 0x3F)
+                        o += 3
+                    default:
+                        out[o] = UInt8(0xF0 | scalar >> 18)
+                        out[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                        out[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                        out[o + 3] = UInt8(0x80 | scalar & 0x3F)
+                        o += 4
+                    }
                 }
-                switch scalar {
-                case 0..<0x80: utf8.append(UInt8(scalar))
-                case 0x80..<0x800:
-                    utf8.append(UInt8(0xC0 | scalar >> 6))
-                    utf8.append(UInt8(0x80 | scalar & 0x3F))
-                case 0x800..<0x10000:
-                    utf8.append(UInt8(0xE0 | scalar >> 12))
-                    utf8.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-                    utf8.append(UInt8(0x80 | scalar & 0x3F))
-                default:
-                    utf8.append(UInt8(0xF0 | scalar >> 18))
-                    utf8.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-                    utf8.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-                    utf8.append(UInt8(0x80 | scalar & 0x3F))
-                }
+                return o
             }
-            return String(decoding: utf8, as: UTF8.self)
+            if let failure { throw failure }
+            return text
         }
+    }
+
+    /// A sum that saturates at `Int.max`, as ``PropertyList/minimumXMLSize``.
+    struct Sizer {
+        var total = 8
+        mutating func add(_ n: Int) { total = total > Int.max - n ? Int.max : total + n }
     }
 
     /// Two hex digits.
