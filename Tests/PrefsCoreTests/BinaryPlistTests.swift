@@ -437,4 +437,22 @@ struct BinaryPlistTests {
             #expect(readPlist(path) == plistDict(["name": "Ada", "count": 3, "list": [1, "two"], "fresh": "new"]))
         }
     }
+
+    /// Registered defaults and settings schemas read binary files too (a
+    /// Settings.bundle copied from a Mac holds binary Root.plist files).
+    @Test func settingsSchemaInBinary() throws {
+        try inSandbox { box in
+            let root: PropertyList = [
+                "PreferenceSpecifiers": [
+                    ["Type": "PSToggleSwitchSpecifier", "Key": "sound", "DefaultValue": true],
+                    ["Type": "PSChildPaneSpecifier", "File": "Child"],
+                ]
+            ]
+            let child: PropertyList = ["PreferenceSpecifiers": [["Key": "volume", "DefaultValue": 7]]]
+            writeBytes(try root.binaryData(), to: box.root + "/Root.plist")
+            writeBytes(try child.binaryData(), to: box.root + "/Child.plist")
+            let defaults = try SettingsSchema.defaults(fromFile: box.root + "/Root.plist")
+            #expect(defaults == plistDict(["sound": true, "volume": 7]))
+        }
+    }
 }
