@@ -12,7 +12,8 @@
 /// to many times is decoded once and shared, with a cap on the size the
 /// value would take written out in full (``maxExpandedSize(forFileSize:)``).
 package enum BinaryReader {
-    /// The 8 bytes a binary property list starts with.
+    /// The 8 bytes a binary property list starts with (the writer's; the
+    /// reader takes any eighth byte, as CoreFoundation does).
     package static let magic: [UInt8] = Array("bplist00".utf8)
 
     /// Seconds from 1970-01-01 to 2001-01-01, the epoch of binary dates.
@@ -68,8 +69,10 @@ package enum BinaryReader {
             self.bytes = bytes
             // Header, at least one object byte, trailer.
             guard bytes.count >= 8 + 1 + 32 else { throw Self.fail("a binary property list of \(bytes.count) bytes is too short") }
-            for i in 0..<8 where bytes[i] != BinaryReader.magic[i] {
-                throw Self.fail("not a binary property list of version 00 (bplist00)")
+            // CoreFoundation takes any "bplist0?" header (the layout of
+            // version 00); "bplist1?" files are a different format.
+            for i in 0..<7 where bytes[i] != BinaryReader.magic[i] {
+                throw Self.fail("not a binary property list of version 0x (bplist0?)")
             }
             let t = bytes.count - 32
             offsetSize = Int(bytes[t + 6])
