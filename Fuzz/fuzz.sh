@@ -22,7 +22,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-clang}
-TARGETS=(xml_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar)
+TARGETS=(xml_reader binary_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar)
 CORPUS=Fuzz/corpus
 
 # A trap must end the process at once, not wait in Swift's backtracer.

@@ -182,6 +182,7 @@ enum EntryPoint: Int32, CaseIterable {
     case PrefsDictionaryCopyKeys
     case PrefsPropertyListCreateWithData
     case PrefsPropertyListCreateXMLData
+    case PrefsPropertyListCreateData
     case PrefsCopyLastError
     case PrefsErrorGetCode
     case PrefsErrorCopyDescription

@@ -39,6 +39,30 @@ public func PrefsPropertyListCreateXMLData(_ propertyList: UnsafeRawPointer, _ o
 }
 
 @c @implementation
+public func PrefsPropertyListCreateData(
+    _ propertyList: UnsafeRawPointer, _ format: PrefsPropertyListFormat, _ outError: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsPropertyListCreateData)
+    defer { gate.leave() }
+    guard let v = plist(propertyList) else {
+        return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateData: not a property list"), outError)
+    }
+    do {
+        let bytes: [UInt8]
+        switch format {
+        case kPrefsPropertyListXMLFormat_v1_0: bytes = try v.xmlData()
+        case kPrefsPropertyListBinaryFormat_v1_0: bytes = try v.binaryData()
+        default:
+            return failed(PrefsError(.invalidArgument, "PrefsPropertyListCreateData: \(format.rawValue) is not a property-list format"), outError)
+        }
+        succeeded()
+        return retained(.data(bytes))
+    } catch {
+        return failed(error, outError)
+    }
+}
+
+@c @implementation
 public func PrefsCopyLastError() -> OpaquePointer? {
     let gate = FirstUseGate(.PrefsCopyLastError)
     defer { gate.leave() }

@@ -36,6 +36,9 @@ enum Command {
             try expect(args, count: 1, "find <word>")
             try find(args.first!, host)
         case "watch": try Watch.run(args, host)
+        case "convert":
+            if host.given { throw .usage("convert works on files: -currentHost and -host do not apply") }
+            try Convert.run(args)
         case "help", "-h", "-help", "--help":
             try expect(args, count: 0, "help")
             Output.standard.write(usage)
@@ -240,23 +243,47 @@ enum Command {
     }
 
     static func exportDomain(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
-        try expect(args, count: 2, "export <domain> <path> | -")
+        let form = "export <domain> <path> | - [-format xml1 | binary1]"
+        var args = args
+        var format = FileFormat.xml1
+        if args.count == 4 && args[args.startIndex + 2] == "-format" {
+            guard let f = FileFormat(rawValue: args.last!) else { throw .usage("usage: prefs \(form)") }
+            format = f
+            args = args.prefix(2)
+        }
+        try expect(args, count: 2, form)
         let target = try Target.resolve(args.first!, host: host)
         let destination = args.last!
         let values = try target.existingValues()
-        let xml: [UInt8]
+        let bytes: [UInt8]
         do throws(PrefsError) {
-            xml = try PropertyList.dictionary(values).xmlData()
+            bytes = try format.encode(PropertyList.dictionary(values))
         } catch {
             throw .refused("prefs: \(error.message)")
         }
         if destination == "-" {
-            Output.standard.write(bytes: xml)
+            Output.standard.write(bytes: bytes)
         } else {
             do throws(PrefsError) {
-                try FileSystem.replaceUserFile(destination, with: xml)
+                try FileSystem.replaceUserFile(destination, with: bytes)
             } catch {
                 throw .refused("prefs: \(error.message)")
+            }
+        }
+    }
+
+    /// The file formats `export` and `convert` write, by `plutil`'s names.
+    enum FileFormat: String {
+        /// An XML property list.
+        case xml1
+        /// A binary property list (`bplist00`).
+        case binary1
+
+        /// `value` in this format.
+        func encode(_ value: PropertyList) throws(PrefsError) -> [UInt8] {
+            switch self {
+            case .xml1: return try value.xmlData()
+            case .binary1: return try value.binaryData()
             }
         }
     }

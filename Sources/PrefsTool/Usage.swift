@@ -13,10 +13,17 @@ let usage = """
       delete <domain>                  remove every key of the domain
       delete <domain> <key>            remove one key
       import <domain> <path> | -       set every key of a plist dictionary file (- : stdin)
-      export <domain> <path> | -       write the domain as an XML property list (- : stdout)
+      export <domain> <path> | - [-format xml1 | binary1]
+                                       write the domain as an XML (default) or binary
+                                       property list (- : stdout)
       domains                          the user's domain names, comma-separated
       find <word>                      keys and string values containing <word> (any case)
       watch <domain> [<key>]           print each change until interrupted
+      convert -lint <file>...          check property-list files: "<file>: OK" or why not
+      convert -convert xml1|binary1 [-o <out>] <file>...
+                                       rewrite files as XML or binary property lists
+                                       (-o: to <out> instead, - : stdout; one file)
+      convert -p <file>                print a property-list file as read prints a value
       help                             this text
 
     <domain>: an application ID (com.example.app); -g, -globalDomain or

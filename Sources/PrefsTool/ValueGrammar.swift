@@ -108,7 +108,12 @@ enum ValueGrammar {
             return .integer(v)
         case "-float":
             guard let v = withBytes(text, ScalarText.parseReal) else { throw bad("not a number") }
-            return .real(v)
+            // A 32-bit float widened, as defaults stores it: 32.3 becomes
+            // 32.299999237060547. A finite number past a float's range is
+            // refused rather than stored as an infinity.
+            let single = Float(v)
+            guard single.isFinite || !v.isFinite else { throw bad("outside the range of a 32-bit float") }
+            return .real(Double(single))
         case "-bool", "-boolean":
             switch String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) {
             case "true", "yes": return .boolean(true)

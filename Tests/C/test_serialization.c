@@ -161,7 +161,7 @@ static PrefsPropertyListRef build_document_value(void)
     dates[0] = date(1.9);            /* truncated to 00:00:01 */
     dates[1] = date(-0.5);           /* truncated toward the earlier second */
     dates[2] = date(253402300799.0); /* the last second of 9999 */
-    dates[3] = date(-62135596800.0); /* the first second of 0001 */
+    dates[3] = date(-62135769600.0); /* the first second of 0001 (Julian) */
     dates[4] = date(951782400.0);    /* 2000-02-29 */
 
     /* Given in an order unlike the sorted one. */
@@ -256,8 +256,8 @@ static const char expected_document[] =
              "\t\t<real>nan</real>\n"
              "\t\t<real>+infinity</real>\n"
              "\t\t<real>-infinity</real>\n"
-             "\t\t<real>0.1</real>\n"
-             "\t\t<real>-0</real>\n"
+             "\t\t<real>0.10000000000000001</real>\n"
+             "\t\t<real>-0.0</real>\n"
              "\t\t<real>100</real>\n"
              "\t</array>\n"
              "\t<key>unicode</key>\n"
@@ -323,7 +323,7 @@ static void test_exact_format(void)
                 CHECK(PrefsDateGetUnixTime(PrefsArrayGetValueAtIndex(dates, 0)) == 1.0);
                 CHECK(PrefsDateGetUnixTime(PrefsArrayGetValueAtIndex(dates, 1)) == -1.0);
                 CHECK(PrefsDateGetUnixTime(PrefsArrayGetValueAtIndex(dates, 2)) == 253402300799.0);
-                CHECK(PrefsDateGetUnixTime(PrefsArrayGetValueAtIndex(dates, 3)) == -62135596800.0);
+                CHECK(PrefsDateGetUnixTime(PrefsArrayGetValueAtIndex(dates, 3)) == -62135769600.0);
                 CHECK(PrefsDateGetUnixTime(PrefsArrayGetValueAtIndex(dates, 4)) == 951782400.0);
             }
             {

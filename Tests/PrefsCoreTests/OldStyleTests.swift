@@ -114,7 +114,7 @@ struct OldStyleTests {
         let expected = """
             {
                 a = 1;
-                b = (
+                b =     (
                     x,
                     "y z",
                     ""
@@ -126,8 +126,8 @@ struct OldStyleTests {
                 f = "2024-02-01 20:43:14 +0000";
                 g = {length = 3, bytes = 0x01ab00};
                 h = "caf\\U00e9\\n\\"q\\"\\\\\\t";
-                path/to:it.x-y_$ = ok;
-                "with space" = {
+                "path/to:it.x-y_$" = ok;
+                "with space" =     {
                     inner = v;
                 };
             }
@@ -136,10 +136,14 @@ struct OldStyleTests {
     }
 
     @Test func printerScalars() {
-        #expect(OldStylePlist.format("bare_$/:.-Z9") == "bare_$/:.-Z9")
+        // macOS 10.15 and later print only letters and digits bare.
+        #expect(OldStylePlist.format("bareZ9") == "bareZ9")
+        for quoted in ["bare_$/:.-Z9", "en_US", "1.5", "~", "_Key", "com.apple.x", "-5"] {
+            #expect(OldStylePlist.format(.string(quoted)) == "\"\(quoted)\"")
+        }
         #expect(OldStylePlist.format("") == "\"\"")
         #expect(OldStylePlist.format("a+b") == "\"a+b\"")
-        #expect(OldStylePlist.format("a//b") == "a//b")
+        #expect(OldStylePlist.format("a//b") == "\"a//b\"")
         // Bare text starting with "//" would read back as a comment.
         #expect(OldStylePlist.format("//x") == "\"//x\"")
         #expect(OldStylePlist.format(["//k": "v"]) == "{\n    \"//k\" = v;\n}")
@@ -150,8 +154,11 @@ struct OldStyleTests {
         #expect(OldStylePlist.format(PropertyList.real(5)) == "5")
         #expect(OldStylePlist.format(PropertyList.data([])) == "{length = 0, bytes = 0x}")
         #expect(OldStylePlist.format(PropertyList.date(-0.5)) == "\"1969-12-31 23:59:59 +0000\"")
-        #expect(OldStylePlist.format(PropertyList.date(-62_135_596_800)) == "\"0001-01-01 00:00:00 +0000\"")
-        #expect(OldStylePlist.format(["k": [1, 2]]) == "{\n    k = (\n        1,\n        2\n    );\n}")
+        #expect(OldStylePlist.format(PropertyList.date(-62_135_769_600)) == "\"0001-01-01 00:00:00 +0000\"")
+        #expect(OldStylePlist.format(["k": [1, 2]]) == "{\n    k =     (\n        1,\n        2\n    );\n}")
+        #expect(
+            OldStylePlist.format(["AppleLanguages": ["en_US"], "d": ["k": [:]]])
+                == "{\n    AppleLanguages =     (\n        \"en_US\"\n    );\n    d =     {\n        k =     {\n        };\n    };\n}")
         #expect(OldStylePlist.formatBare("raw string") == "raw string")
         #expect(OldStylePlist.formatBare(true) == "1")
     }

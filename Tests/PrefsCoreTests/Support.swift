@@ -153,9 +153,20 @@ func strictDifference(_ a: PropertyList, _ b: PropertyList, path: String = "") -
     }
 }
 
+/// Seconds since 1970 of a date as Foundation counts it: Gregorian from
+/// 1582-10-15 on, Julian before, computed independently of the library as
+/// the Gregorian count shifted by the calendars' difference in days.
+func unixTime(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0) -> Double {
+    guard (y, mo, d) < (1582, 10, 15) else { return gregorianUnixTime(y, mo, d, h, mi, s) }
+    let marchYear = mo <= 2 ? y - 1 : y
+    func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    let shift = floorDiv(marchYear, 100) - floorDiv(marchYear, 400) - 2
+    return gregorianUnixTime(y, mo, d, h, mi, s) + Double(shift * 86400)
+}
+
 /// Seconds since 1970 of a proleptic Gregorian UTC date, computed here
 /// independently of the library (days counted year by year from 1970).
-func unixTime(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0) -> Double {
+func gregorianUnixTime(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0) -> Double {
     func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
     func daysIn(_ y: Int) -> Int { isLeap(y) ? 366 : 365 }
     var days = 0

@@ -258,7 +258,7 @@ struct ValueTests {
     @Test func descriptionIsOldStyleText() {
         let v: PropertyList = ["a": [1, "x y"]]
         #expect(v.description == OldStylePlist.format(v))
-        #expect(v.description == "{\n    a = (\n        1,\n        \"x y\"\n    );\n}")
+        #expect(v.description == "{\n    a =     (\n        1,\n        \"x y\"\n    );\n}")
     }
 
     @Test func stableCString() {

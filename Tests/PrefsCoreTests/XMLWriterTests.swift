@@ -83,9 +83,9 @@ struct XMLWriterTests {
             "\t</dict>",
             "\t<key>reals</key>",
             "\t<array>",
-            "\t\t<real>0.1</real>",
+            "\t\t<real>0.10000000000000001</real>",
             "\t\t<real>5</real>",
-            "\t\t<real>-0</real>",
+            "\t\t<real>-0.0</real>",
             "\t\t<real>nan</real>",
             "\t\t<real>+infinity</real>",
             "\t\t<real>-infinity</real>",
@@ -131,11 +131,12 @@ struct XMLWriterTests {
     }
 
     @Test(arguments: [
-        (0.1, "0.1"), (5.0, "5"), (-0.0, "-0"), (0.0, "0"), (Double.nan, "nan"), (Double.infinity, "+infinity"),
-        (-Double.infinity, "-infinity"), (-2.5, "-2.5"), (100.0, "100"), (1e-300, "1e-300"),
-        (0.30000000000000004, "0.30000000000000004"), (1.0 / 3.0, "0.3333333333333333"),
+        (0.1, "0.10000000000000001"), (5.0, "5"), (-0.0, "-0.0"), (0.0, "0.0"), (Double.nan, "nan"),
+        (Double.infinity, "+infinity"), (-Double.infinity, "-infinity"), (-2.5, "-2.5"), (100.0, "100"),
+        (1e-300, "1e-300"), (0.30000000000000004, "0.30000000000000004"),
+        (1.0 / 3.0, "0.33333333333333331"),
     ])
-    func realsInShortestForm(value: Double, text: String) {
+    func realsAsAppleWritesThem(value: Double, text: String) {
         let xml = xmlText(.real(value))
         #expect(xml?.contains("<real>\(text)</real>\n") == true, "\(value) written as \(xml ?? "nothing")")
     }
@@ -166,13 +167,13 @@ struct XMLWriterTests {
         #expect(written(1_706_820_194.75) == "2024-02-01T20:43:14Z")
         #expect(written(unixTime(2024, 2, 29, 23, 59, 59) + 0.5) == "2024-02-29T23:59:59Z")
         #expect(written(unixTime(1600, 3, 1)) == "1600-03-01T00:00:00Z")
-        #expect(written(-62_135_596_800) == "0001-01-01T00:00:00Z")
+        #expect(written(-62_135_769_600) == "0001-01-01T00:00:00Z")
         #expect(written(253_402_300_799.9) == "9999-12-31T23:59:59Z")
     }
 
     @Test func datesOutsideTheYearsRefused() {
         for t in [
-            253_402_300_800.0, 253_402_300_800.5, 1e15, -62_135_596_800.5, -62_135_596_801, -1e15,
+            253_402_300_800.0, 253_402_300_800.5, 1e15, -62_135_769_600.5, -62_135_769_601, -1e15,
             .nan, .infinity, -.infinity,
         ] {
             let e = xmlRefusal(["d": [PropertyList.date(t)]])

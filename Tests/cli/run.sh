@@ -346,6 +346,7 @@ refuse "refuse/-int beyond 64 bits: 1" 1 "$F" -- write $D n -int 184467440737095
 refuse "refuse/-int <5>: 1" 1 "$F" -- write $D n -int '<5>'
 refuse "refuse/-int &#53;: 1" 1 "$F" -- write $D n -int '&#53;'
 refuse "refuse/-float abc: 1" 1 "$F" -- write $D n -float abc
+refuse "refuse/-float past a 32-bit float: 1" 1 "$F" -- write $D n -float 1e39
 refuse "refuse/-bool maybe: 1" 1 "$F" -- write $D n -bool maybe
 refuse "refuse/-bool 1: 1" 1 "$F" -- write $D n -bool 1
 refuse "refuse/-data odd hex digits: 1" 1 "$F" -- write $D n -data abc
@@ -464,6 +465,74 @@ quiet export $S "$WORK/files/mode.plist"
 ok "export/an existing file keeps its mode" test "$(stat -c %a "$WORK/files/mode.plist")" = 604
 mkdir -p "$WORK/files/dir.plist"
 expect "export/to a directory: 1" 1 "" "prefs: cannot write $WORK/files/dir.plist: it is a directory" -- export $S "$WORK/files/dir.plist"
+
+quiet export $S "$WORK/files/small-binary.plist" -format binary1
+ok "export/-format binary1 writes bplist00" test "$(head -c 8 "$WORK/files/small-binary.plist")" = bplist00
+quiet export $S "$WORK/files/small-xml1.plist" -format xml1
+ok "export/-format xml1 is the default XML" cmp -s "$WORK/files/small-xml1.plist" "$GOLDEN/export-small.plist"
+expect "export/-format of another name: 64" 64 "" "*" -- export $S - -format json
+expect "export/-format without a name: 64" 64 "" "*" -- export $S - -format
+quiet import com.example.fromBinary "$WORK/files/small-binary.plist"
+"$PREFS" read $S >"$WORK/small.txt"
+p read com.example.fromBinary
+ok "import/a binary export reads back identical" cmp -s "$WORK/out" "$WORK/small.txt"
+cp "$WORK/files/small-binary.plist" "$CFG/com.example.binaryDomain.plist"
+p read com.example.binaryDomain
+ok "binary/a binary domain file reads" cmp -s "$WORK/out" "$WORK/small.txt"
+expect "binary/a binary domain file's value" 0 "Ada" "" -- read com.example.binaryDomain name
+quiet write com.example.binaryDomain added -int 5
+ok "binary/a write rewrites the file as XML" test "$(head -c 5 "$CFG/com.example.binaryDomain.plist")" = "<?xml"
+ok "binary/nothing moved aside" test -z "$(find "$CFG" -name 'com.example.binaryDomain.plist.*')"
+expect "binary/the old keys stay" 0 "Ada" "" -- read com.example.binaryDomain name
+
+# -float stores a 32-bit float widened; reals are written as Apple writes them
+quiet write com.example.reals f -float 32.3
+quiet write com.example.reals d '<real>0.1</real>'
+quiet write com.example.reals inf -float inf
+p export com.example.reals -
+ok "reals/-float 32.3 is 32.299999237060547" grep -q '<real>32.299999237060547</real>' "$WORK/out"
+ok "reals/0.1 is written 0.10000000000000001" grep -q '<real>0.10000000000000001</real>' "$WORK/out"
+ok "reals/an infinity stays one" grep -q '<real>+infinity</real>' "$WORK/out"
+
+# convert: plutil's -lint, -convert and -p
+CV=$WORK/convert
+mkdir -p "$CV"
+cp "$WORK/files/small-binary.plist" "$CV/b.plist"
+cp "$GOLDEN/export-small.plist" "$CV/x.plist"
+cp "$HERE/../PrefsCoreTests/Fixtures/binary/string_root.plist" "$CV/s.bin"
+printf '{ a = 1; b = (x, "y z"); }' >"$CV/t.txt"
+printf '{ a = 1; b = ' >"$CV/bad.txt"
+expect "convert/-lint: OK for each" 0 "$CV/b.plist: OK
+$CV/x.plist: OK
+$CV/t.txt: OK" "" -- convert -lint "$CV/b.plist" "$CV/x.plist" "$CV/t.txt"
+expect "convert/-lint: a bad file, exit 1, the others still OK" 1 "$CV/b.plist: OK" "*" -- convert -lint "$CV/bad.txt" "$CV/b.plist"
+ok "convert/-lint: says which file and why" grep -q "^$CV/bad.txt: " "$WORK/err"
+expect "convert/-lint: a missing file: 1" 1 "" "*" -- convert -lint "$CV/none.plist"
+expect "convert/-lint without files: 64" 64 "" "*" -- convert -lint
+expect "convert/-convert binary1 -o -" 0 "*" "" -- convert -convert binary1 -o - "$CV/x.plist"
+ok "convert/-o - writes the binary file" cmp -s "$WORK/out" "$WORK/files/small-binary.plist"
+expect "convert/-convert xml1 in place" 0 "" "" -- convert -convert xml1 "$CV/b.plist"
+ok "convert/in place: Apple's XML" cmp -s "$CV/b.plist" "$GOLDEN/export-small.plist"
+expect "convert/-convert binary1 -o FILE" 0 "" "" -- convert -convert binary1 -o "$CV/t.bin" "$CV/t.txt"
+ok "convert/-o FILE: binary" test "$(head -c 8 "$CV/t.bin")" = bplist00
+snapshot "$CV/bad.txt"
+expect "convert/-convert: a bad file is left as it is, the others converted" 1 "" "*" -- convert -convert binary1 "$CV/bad.txt" "$CV/x.plist"
+ok "convert/the bad file is untouched" unchanged "$CV/bad.txt"
+ok "convert/the good file is converted" test "$(head -c 8 "$CV/x.plist")" = bplist00
+expect "convert/-o with two files: 64" 64 "" "*" -- convert -convert xml1 -o "$CV/o" "$CV/x.plist" "$CV/t.txt"
+expect "convert/-convert json: 64" 64 "" "*" -- convert -convert json "$CV/x.plist"
+expect "convert/no mode: 64" 64 "" "*" -- convert
+expect "convert/-currentHost: 64" 64 "" "*" -- -currentHost convert -lint "$CV/x.plist"
+expect "convert/-p prints as read does" 0 '{
+    a = 1;
+    b =     (
+        x,
+        "y z"
+    );
+}' "" -- convert -p "$CV/t.txt"
+expect "convert/-p a binary file's string" 0 "only a string" "" -- convert -p "$CV/s.bin"
+expect_in "convert/-p - reads stdin" "$CV/t.bin" 0 "*" "" -- convert -p -
+expect "convert/-p a bad file: 1" 1 "" "*" -- convert -p "$CV/bad.txt"
 
 quiet export $D "$WORK/files/golden.plist"
 quiet import com.example.copy "$WORK/files/golden.plist"

@@ -51,9 +51,9 @@
 
 /** The version of this header: major * 10000 + minor * 100 + patch.
  *  A literal, so that Swift and the preprocessor can both read it. */
-#define PREFS_VERSION_NUMBER 10000
+#define PREFS_VERSION_NUMBER 10100
 /** The version of this header as text. */
-#define PREFS_VERSION_STRING "1.0.0"
+#define PREFS_VERSION_STRING "1.1.0"
 
 /* ------------------------------------------------------------------ */
 /* Portability                                                        */
@@ -365,21 +365,54 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsPropertyListCreateWithData
  * write it: XML declaration, Apple's DOCTYPE, <plist version="1.0">, tab
  * indentation, <dict/> and <array/> for empty containers, dictionary keys
  * sorted by their UTF-8 bytes, `&` `<` `>` escaped and CR written as
- * `&#13;`, base64 in lines of at most 76 columns, reals in the shortest
- * form that reads back to the same double (`nan`, `+infinity`,
- * `-infinity`), dates in whole seconds (a fraction is truncated toward the
+ * `&#13;`, base64 in lines of at most 76 columns, reals with 17
+ * significant digits as Apple writes them (C's `%.17g`: 0.1 is
+ * `0.10000000000000001`; `0.0`, `-0.0` for negative zero so that its sign
+ * survives, `nan`, `+infinity`, `-infinity`), dates in whole seconds (a
+ * fraction is truncated toward the
  * earlier second).
  *
  * Refused with kPrefsErrorUnrepresentable, never altered: a string or key
  * holding a character XML 1.0 cannot carry (U+0000-U+0008, U+000B, U+000C,
  * U+000E-U+001F, U+FFFE, U+FFFF), and a date outside the years 0001-9999
- * or not finite. Store such bytes as data instead. Refused the same way,
+ * or not finite (dates before 1582-10-15 are Julian, as Foundation writes
+ * them: the first date is Foundation's distantPast, -62135769600). Store such bytes as data instead. Refused the same way,
  * so that everything written can be read: a string, key or data element
  * whose text would exceed PREFS_MAX_TEXT_LENGTH, and a document that would
  * exceed PREFS_MAX_DOCUMENT_SIZE. The description names the path of the
  * offending value.
  */
 PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateXMLData(PrefsPropertyListRef propertyList, PrefsErrorRef PREFS_NULLABLE *PREFS_NULLABLE outError);
+
+/** The formats PrefsPropertyListCreateData writes (the numbers are
+ *  CoreFoundation's, so code written for CFPropertyListFormat ports as it
+ *  is). Since 1.1. */
+typedef enum PrefsPropertyListFormat {
+    /** An XML property list, as PrefsPropertyListCreateXMLData writes it. */
+    kPrefsPropertyListXMLFormat_v1_0 = 100,
+    /** A binary property list (`bplist00`), the format macOS writes
+     *  preference files in by default. */
+    kPrefsPropertyListBinaryFormat_v1_0 = 200
+} PrefsPropertyListFormat;
+
+/**
+ * The value as a property list in `format` (+1 data).
+ *
+ * kPrefsPropertyListXMLFormat_v1_0 gives exactly what
+ * PrefsPropertyListCreateXMLData gives, with its refusals.
+ * kPrefsPropertyListBinaryFormat_v1_0 gives a `bplist00` file laid out as
+ * CoreFoundation lays it out (top object first, each container's items
+ * depth first, equal scalars written once, integers and references in the
+ * fewest bytes), with dictionary keys sorted by their UTF-8 bytes so that
+ * the same value always gives the same bytes; every value is representable
+ * in it, so it refuses only nesting deeper than PREFS_MAX_NESTING
+ * (kPrefsErrorTooDeep). Any other `format`, or a `propertyList` that is
+ * not a value, is refused with kPrefsErrorInvalidArgument.
+ *
+ * On failure returns NULL and, when `outError` is not NULL, stores there a
+ * +1 error. Thread-safe. Since 1.1 (symbol version LIBPREFS_1.1).
+ */
+PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateData(PrefsPropertyListRef propertyList, PrefsPropertyListFormat format, PrefsErrorRef PREFS_NULLABLE *PREFS_NULLABLE outError);
 
 /* ------------------------------------------------------------------ */
 /* Preferences                                                        */

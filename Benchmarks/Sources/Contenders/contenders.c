@@ -86,6 +86,13 @@ void *cb_plist_parse(const char *bytes, uint32_t len)
     return plist;
 }
 
+void *cb_plist_parse_bin(const char *bytes, uint32_t len)
+{
+    plist_t plist = NULL;
+    plist_from_bin(bytes, len, &plist);
+    return plist;
+}
+
 uint32_t cb_plist_dict_size(void *plist)
 {
     if (plist == NULL || plist_get_node_type(plist) != PLIST_DICT)

@@ -34,6 +34,15 @@ final class PlistTree {
         else { return nil }
         handle = h
     }
+    /// Parses a binary property list with `plist_from_bin`.
+    init?(binary bytes: [UInt8]) {
+        guard
+            let h = bytes.withUnsafeBufferPointer({ b in
+                b.withMemoryRebound(to: CChar.self) { cb_plist_parse_bin($0.baseAddress, UInt32(b.count)) }
+            })
+        else { return nil }
+        handle = h
+    }
     deinit { cb_plist_free(handle) }
     var topLevelCount: Int { Int(cb_plist_dict_size(handle)) }
 }

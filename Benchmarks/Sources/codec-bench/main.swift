@@ -8,6 +8,8 @@
 //   codec-bench parse-once WHO PATH     parse one file once (memory sub-mode);
 //                                       WHO: startup (reads nothing), none (reads
 //                                       only), prefs foundation libplist floor
+//   codec-bench binary [--quick]        the binary reader against libplist,
+//                                       Foundation and Python's plistlib
 //   codec-bench profile parse|write BYTES COUNT
 //                                       loop one PrefsCore operation (for perf)
 
@@ -71,6 +73,18 @@ if arguments.first == "parse-once" {
         exit(2)
     }
     exit(ok ? 0 : 1)
+}
+
+if arguments.first == "binary" {
+    if arguments.count == 3, arguments[1] == "profile", let count = Int(arguments[2]) {
+        // A steady loop of the binary reader on the 1 MB input, for perf.
+        let (bytes, _) = binaryInput(target: 1_000_000)
+        var total = 0
+        for _ in 0..<count { total += (try? PropertyList.parse(bytes))?.dictionaryValue?.count ?? 0 }
+        exit(total > 0 ? 0 : 1)
+    }
+    runBinaryBenchmark(quick: arguments.contains("--quick"))
+    exit(0)
 }
 
 let quick = arguments.contains("--quick")

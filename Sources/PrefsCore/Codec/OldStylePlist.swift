@@ -5,12 +5,14 @@
 package enum OldStylePlist {
     // MARK: Printing
 
-    /// The text form of `value`: 4 spaces per level, dictionary keys sorted
-    /// by their UTF-8 bytes, strings bare when made only of
-    /// `[A-Za-z0-9_$/:.-]` (and not starting with `//`, which would read
-    /// back as a comment) and quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx`
-    /// escapes otherwise, numbers bare, booleans `1`/`0`, dates as
-    /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`.
+    /// The text form of `value`, as macOS 10.15 and later print it: 4 spaces
+    /// per level, dictionary keys sorted by their UTF-8 bytes, strings and
+    /// keys bare only when non-empty and made only of ASCII letters and
+    /// digits, quoted with `\"`, `\\`, `\n`, `\t`, `\Uxxxx` escapes
+    /// otherwise, numbers bare, booleans `1`/`0`, dates as
+    /// `"YYYY-MM-DD HH:MM:SS +0000"`, data as `{length = N, bytes = 0x...}`,
+    /// and a container that is a dictionary's value opened after `=` and
+    /// four more spaces (`AppleLanguages =     (`).
     package static func format(_ value: PropertyList) -> String {
         var out = ""
         _ = append(value, level: 0, to: &out, limit: .max)
@@ -71,7 +73,10 @@ package enum OldStylePlist {
             for (key, value) in entries.sortedByKey() {
                 indent(level + 1, &out)
                 out.append(quotedIfNeeded(key.string))
-                out.append(" = ")
+                switch value.value {
+                case .array, .dictionary: out.append(" =     ")
+                default: out.append(" = ")
+                }
                 guard append(value, level: level + 1, to: &out, limit: limit) else { return false }
                 out.append(";\n")
             }
@@ -105,11 +110,18 @@ package enum OldStylePlist {
         }
     }
 
-    /// `s` bare when every character may stand unquoted, else quoted and
-    /// escaped. Text starting with `//` is quoted too: bare, it would read
-    /// back as a comment.
+    /// Whether `c` may appear in a string printed without quotes: an ASCII
+    /// letter or digit (the reader takes more characters bare than macOS
+    /// prints bare).
+    @inline(__always)
+    static func isPrintedBare(_ c: UInt8) -> Bool {
+        (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+    }
+
+    /// `s` bare when it is non-empty and made only of ASCII letters and
+    /// digits, else quoted and escaped.
     package static func quotedIfNeeded(_ s: String) -> String {
-        if !s.isEmpty && s.utf8.allSatisfy(isBareCharacter) && !s.utf8.starts(with: "//".utf8) { return s }
+        if !s.isEmpty && s.utf8.allSatisfy(isPrintedBare) { return s }
         var out = "\""
         for unit in s.utf16 {
             switch unit {
@@ -138,17 +150,72 @@ package enum OldStylePlist {
     }
 
     /// Parses old-style text (UTF-8, an optional BOM): one value, then only
-    /// whitespace and comments. Strings stay strings (the format has no
-    /// numbers). Errors name the problem and the line.
+    /// whitespace and comments; or, as a `.strings` file, `key = value;`
+    /// pairs without the outer braces (a dictionary). Strings stay strings
+    /// (the format has no numbers). Errors name the problem and the line.
     package static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
         var p = Parser(bytes.bindMemory(to: UInt8.self))
         if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
+        let begin = p.i
         try p.skipSpace()
         guard p.i < p.bytes.count else { throw p.error("no value") }
         let v = try p.value(depth: 1)
         try p.skipSpace()
-        guard p.i == p.bytes.count else { throw p.error("unexpected text after the value") }
-        return v
+        if p.i == p.bytes.count { return v }
+        // A string followed by more text: a .strings file, read again from
+        // the start as the content of a dictionary.
+        guard case .string = v.value, p.bytes[p.i] == UInt8(ascii: "=") else {
+            throw p.error("unexpected text after the value")
+        }
+        p.i = begin
+        return try p.dictionaryContent(depth: 1, closed: false)
+    }
+
+    /// The UTF-8 of UTF-16 text after its byte-order mark; `.malformed` for
+    /// an odd length or a lone surrogate (with the line it is on).
+    package static func utf16ToUTF8(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> [UInt8] {
+        guard bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) else {
+            throw PrefsError(.malformed, "UTF-16 text without a byte-order mark at line 1")
+        }
+        let little = bytes[0] == 0xFF
+        guard bytes.count % 2 == 0 else { throw PrefsError(.malformed, "UTF-16 text of an odd number of bytes at line 1") }
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count / 2)
+        var line = 1
+        var i = 2
+        func unit(_ at: Int) -> UInt32 {
+            little ? UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 : UInt32(bytes[at]) << 8 | UInt32(bytes[at + 1])
+        }
+        while i < bytes.count {
+            var scalar = unit(i)
+            i += 2
+            if scalar >= 0xD800 && scalar <= 0xDBFF {
+                guard i < bytes.count, case let low = unit(i), low >= 0xDC00 && low <= 0xDFFF else {
+                    throw PrefsError(.malformed, "a lone UTF-16 surrogate at line \(line)")
+                }
+                i += 2
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
+                throw PrefsError(.malformed, "a lone UTF-16 surrogate at line \(line)")
+            }
+            if scalar == 0x0A { line += 1 }
+            switch scalar {
+            case 0..<0x80: out.append(UInt8(scalar))
+            case 0x80..<0x800:
+                out.append(UInt8(0xC0 | scalar >> 6))
+                out.append(UInt8(0x80 | scalar & 0x3F))
+            case 0x800..<0x10000:
+                out.append(UInt8(0xE0 | scalar >> 12))
+                out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+                out.append(UInt8(0x80 | scalar & 0x3F))
+            default:
+                out.append(UInt8(0xF0 | scalar >> 18))
+                out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+                out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+                out.append(UInt8(0x80 | scalar & 0x3F))
+            }
+        }
+        return out
     }
 
     /// Parses `text` as ``parse(_:)`` does.
@@ -191,29 +258,40 @@ package enum OldStylePlist {
             }
         }
 
+        /// The entries of a dictionary at `depth`, up to its `}` when
+        /// `closed` (the `{` is read), or up to the end of the text for a
+        /// `.strings` file. A later duplicate key wins.
+        mutating func dictionaryContent(depth: Int, closed: Bool) throws(PrefsError) -> PropertyList {
+            guard depth <= PropertyList.maxNesting else { throw error("nesting deeper than \(PropertyList.maxNesting) levels", .tooDeep) }
+            var entries = [PropertyList.Key: PropertyList]()
+            while true {
+                try skipSpace()
+                if closed {
+                    guard i < bytes.count else { throw error("unterminated dictionary") }
+                    if bytes[i] == UInt8(ascii: "}") { i += 1; break }
+                } else if i == bytes.count {
+                    break
+                }
+                let key = try string()
+                try skipSpace()
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { throw error("expected '=' after key \"\(key)\"") }
+                i += 1
+                try skipSpace()
+                let v = try value(depth: depth + 1)
+                try skipSpace()
+                guard i < bytes.count, bytes[i] == UInt8(ascii: ";") else { throw error("expected ';' after the value of \"\(key)\"") }
+                i += 1
+                entries[PropertyList.Key(key)] = v
+            }
+            return PropertyList(.dictionary(entries))
+        }
+
         mutating func value(depth: Int) throws(PrefsError) -> PropertyList {
             guard i < bytes.count else { throw error("missing value") }
             switch bytes[i] {
             case UInt8(ascii: "{"):
-                guard depth <= PropertyList.maxNesting else { throw error("nesting deeper than \(PropertyList.maxNesting) levels", .tooDeep) }
                 i += 1
-                var entries = [PropertyList.Key: PropertyList]()
-                while true {
-                    try skipSpace()
-                    guard i < bytes.count else { throw error("unterminated dictionary") }
-                    if bytes[i] == UInt8(ascii: "}") { i += 1; break }
-                    let key = try string()
-                    try skipSpace()
-                    guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { throw error("expected '=' after key \"\(key)\"") }
-                    i += 1
-                    try skipSpace()
-                    let v = try value(depth: depth + 1)
-                    try skipSpace()
-                    guard i < bytes.count, bytes[i] == UInt8(ascii: ";") else { throw error("expected ';' after the value of \"\(key)\"") }
-                    i += 1
-                    entries[PropertyList.Key(key)] = v
-                }
-                return PropertyList(.dictionary(entries))
+                return try dictionaryContent(depth: depth, closed: true)
             case UInt8(ascii: "("):
                 guard depth <= PropertyList.maxNesting else { throw error("nesting deeper than \(PropertyList.maxNesting) levels", .tooDeep) }
                 i += 1

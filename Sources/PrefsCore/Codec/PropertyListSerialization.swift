@@ -1,9 +1,20 @@
 extension PropertyList {
-    /// Parses a property list from bytes: an XML property list (any encoding
-    /// libxml2 knows) or old-style text, told apart by their first bytes.
+    /// Parses a property list from bytes: a binary property list
+    /// (`bplist00`), an XML property list (any encoding libxml2 knows) or
+    /// old-style text, told apart by their first bytes.
     /// Strict and safe on hostile input; errors name the problem and line.
     /// Thread-safe.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+        if BinaryReader.looksBinary(bytes) { return try BinaryReader.read(bytes) }
+        if hasUTF16ByteOrderMark(bytes) {
+            // XML in UTF-16 goes to libxml2, which knows the encoding;
+            // anything else is old-style text or a .strings file.
+            let utf8 = try OldStylePlist.utf16ToUTF8(bytes)
+            let isXML = utf8.withUnsafeBytes { looksLikeXML($0) }
+            if isXML { return try XMLReader.read(bytes) }
+            let result = utf8.withUnsafeBytes { b in Result { () throws(PrefsError) in try OldStylePlist.parse(b) } }
+            return try result.get()
+        }
         if looksLikeXML(bytes) { return try XMLReader.read(bytes) }
         return try OldStylePlist.parse(bytes)
     }
@@ -31,6 +42,11 @@ extension PropertyList {
     /// write at synchronize.
     package static func checkStorable(_ value: PropertyList, forKey key: String) throws(PrefsError) {
         _ = try XMLWriter.write(PropertyList(.dictionary([Key(key): value])))
+    }
+
+    /// Whether `b` starts with a UTF-16 byte-order mark, either way round.
+    static func hasUTF16ByteOrderMark(_ b: UnsafeRawBufferPointer) -> Bool {
+        b.count >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF))
     }
 
     /// XML when the first significant bytes are a BOM, `<?`, `<!`, or a tag

@@ -87,7 +87,7 @@ struct XMLWriter {
             literal("</integer>\n")
         case .real(let d):
             literal("<real>")
-            out.append(contentsOf: ScalarText.formatReal(d).utf8)
+            out.append(contentsOf: ScalarText.formatAppleReal(d).utf8)
             literal("</real>\n")
         case .boolean(let b):
             if b { literal("<true/>\n") } else { literal("<false/>\n") }

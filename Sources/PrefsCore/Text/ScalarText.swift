@@ -130,6 +130,127 @@ package enum ScalarText {
         return String(decoding: t.map { $0 | 0x20 }, as: UTF8.self)
     }
 
+    /// A real as Apple's property-list writers write it: `nan`,
+    /// `+infinity`, `-infinity`, `0.0` for zero (and `-0.0` for negative
+    /// zero, which Apple writes `0.0`: its sign must survive a write and a
+    /// read), and otherwise
+    /// C's `%.17g` (17 significant digits, correctly rounded from the exact
+    /// binary value, trailing zeros dropped, an exponent when it is below
+    /// -4 or above 16): `0.10000000000000001`, `1`, `1e+100`. Computed
+    /// exactly here, without the C library, so no locale can change the
+    /// decimal point. Seventeen digits always read back to the same double.
+    static func formatAppleReal(_ d: Double) -> String {
+        if d.isNaN { return "nan" }
+        if d.isInfinite { return d < 0 ? "-infinity" : "+infinity" }
+        if d == 0 { return d.sign == .minus ? "-0.0" : "0.0" }
+        var (digits, point) = exactDecimal(d.magnitude)
+        // Round to 17 significant digits, half to even on an exact tie.
+        if digits.count > 17 {
+            let rest = digits[17...]
+            let first = rest.first!
+            let tail = rest.dropFirst().contains { $0 != 0 }
+            digits.removeSubrange(17...)
+            let up = first > 5 || (first == 5 && (tail || digits[16] % 2 == 1))
+            if up {
+                var k = 16
+                while k >= 0 && digits[k] == 9 {
+                    digits[k] = 0
+                    k -= 1
+                }
+                if k >= 0 {
+                    digits[k] += 1
+                } else {
+                    digits.insert(1, at: 0)
+                    digits.removeLast()
+                    point += 1
+                }
+            }
+        }
+        while digits.count > 1 && digits.last == 0 { digits.removeLast() }
+        let exponent = point - 1  // of the first digit
+        var out = d < 0 ? "-" : ""
+        func text(_ ds: ArraySlice<UInt8>) -> String { String(decoding: ds.map { $0 + 0x30 }, as: UTF8.self) }
+        if exponent < -4 || exponent >= 17 {
+            out += text(digits[0...0])
+            if digits.count > 1 { out += "." + text(digits[1...]) }
+            let e = exponent.magnitude
+            out += (exponent < 0 ? "e-" : "e+") + (e < 10 ? "0" : "") + String(e)
+        } else if exponent < 0 {
+            out += "0." + String(repeating: "0", count: -exponent - 1) + text(digits[...])
+        } else if digits.count <= exponent + 1 {
+            out += text(digits[...]) + String(repeating: "0", count: exponent + 1 - digits.count)
+        } else {
+            out += text(digits[...exponent]) + "." + text(digits[(exponent + 1)...])
+        }
+        return out
+    }
+
+    /// The exact decimal digits of a finite positive double (no leading
+    /// zeros) and where the decimal point falls: the value is
+    /// `0.d1d2d3... x 10^point`.
+    static func exactDecimal(_ d: Double) -> (digits: [UInt8], point: Int) {
+        // d = mantissa x 2^exponent, with an integer mantissa.
+        var mantissa = d.significandBitPattern
+        var exponent = Int(d.exponentBitPattern) - 1075
+        if d.exponentBitPattern == 0 {
+            exponent = -1074
+        } else {
+            mantissa |= 1 << 52
+        }
+        // Little-endian base-10^9 limbs of an integer N, with d = N x 10^-shift.
+        var limbs: [UInt32] = [
+            UInt32(mantissa % 1_000_000_000), UInt32(mantissa / 1_000_000_000 % 1_000_000_000), UInt32(mantissa / 1_000_000_000_000_000_000),
+        ]
+        func multiply(by m: UInt64) {
+            var carry: UInt64 = 0
+            for i in limbs.indices {
+                let v = UInt64(limbs[i]) * m + carry
+                limbs[i] = UInt32(v % 1_000_000_000)
+                carry = v / 1_000_000_000
+            }
+            while carry > 0 {
+                limbs.append(UInt32(carry % 1_000_000_000))
+                carry /= 1_000_000_000
+            }
+        }
+        var shift = 0
+        if exponent >= 0 {
+            var e = exponent
+            while e > 0 {
+                let step = min(e, 20)
+                multiply(by: 1 << UInt64(step))
+                e -= step
+            }
+        } else {
+            // m / 2^k = m x 5^k / 10^k.
+            var k = -exponent
+            shift = k
+            while k > 0 {
+                let step = min(k, 13)
+                var p: UInt64 = 1
+                for _ in 0..<step { p *= 5 }
+                multiply(by: p)
+                k -= step
+            }
+        }
+        while limbs.count > 1 && limbs.last == 0 { limbs.removeLast() }
+        var digits: [UInt8] = []
+        for (i, limb) in limbs.enumerated().reversed() {
+            var chunk = [UInt8](repeating: 0, count: 9)
+            var v = limb
+            for j in stride(from: 8, through: 0, by: -1) {
+                chunk[j] = UInt8(v % 10)
+                v /= 10
+            }
+            if i == limbs.count - 1 {
+                digits += chunk.drop { $0 == 0 }
+            } else {
+                digits += chunk
+            }
+        }
+        return (digits, digits.count - shift)
+    }
+
     /// The shortest text that reads back to exactly `d`: `5`, `0.1`,
     /// `1e-300`, `-0`, `nan`, `+infinity`, `-infinity`.
     static func formatReal(_ d: Double) -> String {
@@ -143,7 +264,9 @@ package enum ScalarText {
     // MARK: Dates
 
     /// Seconds since 1970 for `YYYY-MM-DDTHH:MM:SSZ` exactly (years 0001-9999,
-    /// real calendar days, no leap seconds, nothing before or after).
+    /// days that exist in Foundation's calendar, no leap seconds, nothing
+    /// before or after). Dates before 1582-10-15 are Julian, as Foundation
+    /// reads and writes them (see ``daysFromCivil(_:_:_:)``).
     package static func parseISODate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
         guard t.count == 20,
             t[4] == UInt8(ascii: "-"), t[7] == UInt8(ascii: "-"), t[10] == UInt8(ascii: "T"),
@@ -154,9 +277,12 @@ package enum ScalarText {
         return unixTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s)
     }
 
-    /// Seconds since 1970 for a valid civil date and time, else `nil`.
+    /// Seconds since 1970 for a valid date and time of Foundation's calendar
+    /// (Julian before 1582-10-15, Gregorian from then on; 1582-10-05 to
+    /// 1582-10-14 do not exist), else `nil`.
     static func unixTime(year y: Int, month mo: Int, day d: Int, hour h: Int, minute mi: Int, second s: Int) -> Double? {
         guard (1...9999).contains(y), (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo),
+            !(y == 1582 && mo == 10 && (5...14).contains(d)),
             (0...23).contains(h), (0...59).contains(mi), (0...59).contains(s)
         else { return nil }
         let days = daysFromCivil(y, mo, d)
@@ -173,16 +299,37 @@ package enum ScalarText {
         return v
     }
 
+    /// The days of month `m` of year `y` in Foundation's calendar: Julian
+    /// leap years (every fourth) before 1582, Gregorian ones after.
     static func daysInMonth(_ y: Int, _ m: Int) -> Int {
         switch m {
-        case 2: return (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) ? 29 : 28
+        case 2:
+            let leap = y < 1582 ? y % 4 == 0 : (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))
+            return leap ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    /// Days since 1970-01-01 of 1582-10-15, the first Gregorian day of
+    /// Foundation's calendar (the day after Julian 1582-10-04).
+    static let gregorianCutover = -141_427
+
+    /// Days since 1970-01-01 of a date of Foundation's calendar: Gregorian
+    /// from 1582-10-15 on, Julian before (as ICU's calendar, which Foundation
+    /// formats dates with, counts them).
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let gregorian = gregorianDays(year, month, day)
+        return gregorian >= gregorianCutover ? gregorian : julianDays(year, month, day)
+    }
+
+    /// The date of Foundation's calendar of a day count since 1970-01-01.
+    static func civilFromDays(_ z: Int) -> (year: Int, month: Int, day: Int) {
+        z >= gregorianCutover ? gregorianCivil(z) : julianCivil(z)
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    static func gregorianDays(_ year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -193,7 +340,7 @@ package enum ScalarText {
     }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civilFromDays(_ z0: Int) -> (year: Int, month: Int, day: Int) {
+    static func gregorianCivil(_ z0: Int) -> (year: Int, month: Int, day: Int) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
@@ -205,8 +352,37 @@ package enum ScalarText {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
-    /// The earliest and latest unix times whose whole second has a four-digit year.
-    static let firstDate = -62135596800.0  // 0001-01-01T00:00:00Z
+    /// Days from Julian 0000-03-01 to 1970-01-01: years counted from March,
+    /// so that the leap day ends each four-year cycle.
+    private static let julianEpochShift = 719_470
+
+    /// Days since 1970-01-01 of a date of the (proleptic) Julian calendar.
+    static func julianDays(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let cycle = (y >= 0 ? y : y - 3) / 4
+        let yoc = y - cycle * 4
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        return cycle * 1461 + yoc * 365 + doy - julianEpochShift
+    }
+
+    /// The Julian date of a day count since 1970-01-01.
+    static func julianCivil(_ z0: Int) -> (year: Int, month: Int, day: Int) {
+        let n = z0 + julianEpochShift
+        let cycle = (n >= 0 ? n : n - 1460) / 1461
+        let doc = n - cycle * 1461
+        let yoc = min(doc / 365, 3)
+        let doy = doc - yoc * 365
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (cycle * 4 + yoc + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// The earliest and latest unix times whose whole second has a four-digit
+    /// year: Julian 0001-01-01 (Foundation's `Date.distantPast`) and
+    /// 10000-01-01.
+    static let firstDate = -62135769600.0  // 0001-01-01T00:00:00Z, Julian
     static let endOfLastDate = 253402300800.0  // 10000-01-01T00:00:00Z
 
     /// Broken-down UTC time of the whole second at or before `t`; `nil` when

@@ -79,6 +79,16 @@ public final class PropertyList: Sendable {
     /// C and freed with the value (see ``stableCString()``).
     private let cString = Atomic<UInt>(0)
 
+    /// Wraps a container whose ``depth`` and ``minimumXMLSize`` the caller
+    /// computed while building it (a reader that already holds each child),
+    /// saving a second pass over the items. The caller must compute them as
+    /// ``init(_:)`` does.
+    package init(container value: Content, depth: Int, minimumXMLSize: Int) {
+        self.value = value
+        self.depth = depth
+        self.minimumXMLSize = minimumXMLSize
+    }
+
     /// Wraps `value`. Integers must lie in ``minInteger``...``maxInteger``.
     public init(_ value: Content) {
         if case .integer(let i) = value {

@@ -17,6 +17,9 @@ long cb_sax_floor(const char *bytes, int len);
 
 /* libplist: parse XML into a tree; NULL on failure. */
 void *cb_plist_parse(const char *bytes, uint32_t len);
+/* libplist: parse a binary property list (bplist00) into a tree; NULL on
+ * failure. */
+void *cb_plist_parse_bin(const char *bytes, uint32_t len);
 /* libplist: entries of a dictionary node (0 for other nodes). */
 uint32_t cb_plist_dict_size(void *plist);
 /* libplist: the tree as XML; free the text with cb_plist_xml_free. */

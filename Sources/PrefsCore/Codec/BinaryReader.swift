@@ -1,0 +1,416 @@
+/// Reads binary property lists (`bplist00`), the format macOS writes
+/// preference files in by default.
+///
+/// The layout: the 8-byte header, the objects, a table of object offsets,
+/// and a 32-byte trailer naming the widths of offsets and object
+/// references, the number of objects, the top object and where the offset
+/// table starts. Everything read from the file is checked before it is
+/// used: the trailer must describe the file exactly, every offset and
+/// every count is bounded by the bytes that are there before anything is
+/// allocated, arithmetic on them never overflows, an object that refers
+/// back to one being decoded (a cycle) is refused, and an object referred
+/// to many times is decoded once and shared, with a cap on the size the
+/// value would take written out in full (``maxExpandedSize(forFileSize:)``).
+package enum BinaryReader {
+    /// The 8 bytes a binary property list starts with (the writer's; the
+    /// reader takes any eighth byte, as CoreFoundation does).
+    package static let magic: [UInt8] = Array("bplist00".utf8)
+
+    /// Seconds from 1970-01-01 to 2001-01-01, the epoch of binary dates.
+    package static let epoch2001: Double = 978_307_200
+
+    /// Whether `bytes` start like a binary property list (`bplist`), so
+    /// that the binary reader, not a text reader, reports what is wrong.
+    package static func looksBinary(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 6 && bytes[0] == 0x62 && bytes[1] == 0x70 && bytes[2] == 0x6C && bytes[3] == 0x69
+            && bytes[4] == 0x73 && bytes[5] == 0x74
+    }
+
+    /// The most a value read from a file of `size` bytes may expand to, in
+    /// ``PropertyList/minimumXMLSize`` (every shared sub-value counted each
+    /// time it occurs): the larger of the biggest XML document the library
+    /// writes and 16 times the file. A few hundred bytes of shared
+    /// references cannot become gigabytes for the code that walks the
+    /// value.
+    package static func maxExpandedSize(forFileSize size: Int) -> Int {
+        let (scaled, overflow) = size.multipliedReportingOverflow(by: 16)
+        return max(PropertyList.maxDocumentSize, overflow ? Int.max : scaled)
+    }
+
+    /// Parses a binary property list. Throws `.malformed` naming the
+    /// problem (and the object, by its index) for anything that is not
+    /// exactly a `bplist00` file, and `.tooDeep` past
+    /// ``PropertyList/maxNesting``. Thread-safe.
+    package static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+        let decoder = try Decoder(bytes)
+        defer { decoder.deallocate() }
+        return try decoder.decode(decoder.top, level: 0)
+    }
+
+    /// The state of one parse: the checked trailer, and what is known of
+    /// each object.
+    struct Decoder {
+        let bytes: UnsafeRawBufferPointer
+        let offsetSize: Int
+        let refSize: Int
+        let objectCount: Int
+        let top: Int
+        let tableStart: Int
+        let limit: Int
+        /// Each object once decoded (unmanaged: no reference counting on
+        /// the hot path; released in ``deallocate()``).
+        let decoded: UnsafeMutablePointer<Unmanaged<PropertyList>?>
+        /// Whether each object is being decoded now (on the current path).
+        let active: UnsafeMutablePointer<Bool>
+        /// Each string object used as a dictionary key, as a key.
+        let keys: UnsafeMutablePointer<(PropertyList.Key, Int)?>
+
+        init(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) {
+            self.bytes = bytes
+            // Header, at least one object byte, trailer.
+            guard bytes.count >= 8 + 1 + 32 else { throw Self.fail("a binary property list of \(bytes.count) bytes is too short") }
+            // CoreFoundation takes any "bplist0?" header (the layout of
+            // version 00); "bplist1?" files are a different format.
+            for i in 0..<7 where bytes[i] != BinaryReader.magic[i] {
+                throw Self.fail("not a binary property list of version 0x (bplist0?)")
+            }
+            let t = bytes.count - 32
+            offsetSize = Int(bytes[t + 6])
+            refSize = Int(bytes[t + 7])
+            guard (1...8).contains(offsetSize) else { throw Self.fail("offsets of \(offsetSize) bytes") }
+            guard (1...8).contains(refSize) else { throw Self.fail("object references of \(refSize) bytes") }
+            let count = Self.uint(bytes, t + 8, 8)
+            let topObject = Self.uint(bytes, t + 16, 8)
+            let table = Self.uint(bytes, t + 24, 8)
+            guard count >= 1, count <= UInt64(t) else { throw Self.fail("\(count) objects in \(bytes.count) bytes") }
+            guard topObject < count else { throw Self.fail("the top object \(topObject) is not one of the \(count) objects") }
+            guard table >= 9, table < UInt64(t) else { throw Self.fail("the offset table starts at \(table), outside the file") }
+            // Widths must be able to name every object and offset.
+            if refSize < 8 && count >> UInt64(8 * refSize) != 0 {
+                throw Self.fail("\(count) objects cannot be named by references of \(refSize) bytes")
+            }
+            if offsetSize < 8 && table >> UInt64(8 * offsetSize) != 0 {
+                throw Self.fail("offsets of \(offsetSize) bytes cannot reach the offset table at \(table)")
+            }
+            let (tableSize, o1) = count.multipliedReportingOverflow(by: UInt64(offsetSize))
+            let (tableEnd, o2) = table.addingReportingOverflow(tableSize)
+            guard !o1, !o2, tableEnd == UInt64(t) else {
+                throw Self.fail("the offset table (\(count) offsets of \(offsetSize) bytes at \(table)) does not end where the trailer starts")
+            }
+            objectCount = Int(count)
+            top = Int(topObject)
+            tableStart = Int(table)
+            limit = BinaryReader.maxExpandedSize(forFileSize: bytes.count)
+            decoded = .allocate(capacity: objectCount)
+            decoded.initialize(repeating: nil, count: objectCount)
+            active = .allocate(capacity: objectCount)
+            active.initialize(repeating: false, count: objectCount)
+            keys = .allocate(capacity: objectCount)
+            keys.initialize(repeating: nil, count: objectCount)
+        }
+
+        /// Releases what the decoder holds; the values it returned live on.
+        func deallocate() {
+            for i in 0..<objectCount { decoded[i]?.release() }
+            decoded.deallocate()
+            active.deallocate()
+            keys.deinitialize(count: objectCount)
+            keys.deallocate()
+        }
+
+        /// A `.malformed` error about binary property lists.
+        static func fail(_ what: String) -> PrefsError {
+            PrefsError(.malformed, "binary property list: " + what)
+        }
+        func fail(_ what: String) -> PrefsError { Self.fail(what) }
+
+        /// The big-endian unsigned integer of `width` (1...8) bytes at `at`;
+        /// the caller has checked that they are there.
+        @inline(__always)
+        static func uint(_ b: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
+            var v: UInt64 = 0
+            for i in 0..<width { v = v << 8 | UInt64(b[at + i]) }
+            return v
+        }
+
+        /// Where object `index` starts: inside the object area.
+        func offset(of index: Int) throws(PrefsError) -> Int {
+            let o = Self.uint(bytes, tableStart + index * offsetSize, offsetSize)
+            guard o >= 8, o < UInt64(tableStart) else { throw fail("object \(index) starts at \(o), outside the objects") }
+            return Int(o)
+        }
+
+        /// Checks that `count` items of `width` bytes starting at `start`
+        /// lie before the offset table, and returns where they end.
+        func span(_ start: Int, _ count: Int, _ width: Int, _ index: Int) throws(PrefsError) -> Int {
+            let (size, o1) = count.multipliedReportingOverflow(by: width)
+            let (end, o2) = start.addingReportingOverflow(size)
+            guard !o1, !o2, end <= tableStart else {
+                throw fail("object \(index) claims \(count) items of \(width) bytes, more than the file holds")
+            }
+            return end
+        }
+
+        /// The count of a data, string or container object whose marker is
+        /// at `at`: the low nibble, or when it is 15 an integer object that
+        /// follows. Returns the count and where the content starts.
+        func count(_ at: Int, _ index: Int) throws(PrefsError) -> (Int, Int) {
+            let low = Int(bytes[at] & 0x0F)
+            guard low == 0x0F else { return (low, at + 1) }
+            guard at + 1 < tableStart else { throw fail("object \(index) ends before its count") }
+            let marker = bytes[at + 1]
+            guard marker & 0xF0 == 0x10, marker & 0x0F <= 3 else { throw fail("object \(index) has a count that is not an integer of 1 to 8 bytes") }
+            let width = 1 << Int(marker & 0x0F)
+            let start = at + 2
+            _ = try span(start, width, 1, index)
+            let n = Self.uint(bytes, start, width)
+            guard n <= UInt64(Int.max) else { throw fail("object \(index) has a count of \(n)") }
+            return (Int(n), start + width)
+        }
+
+        /// Object reference `i` of a container whose references start at `at`.
+        func reference(_ at: Int, _ i: Int, _ index: Int) throws(PrefsError) -> Int {
+            let r = Self.uint(bytes, at + i * refSize, refSize)
+            guard r < UInt64(objectCount) else { throw fail("object \(index) refers to object \(r) of \(objectCount)") }
+            return Int(r)
+        }
+
+        /// Decodes object `index`, at nesting `level` (the top object is at 0).
+        func decode(_ index: Int, level: Int) throws(PrefsError) -> PropertyList {
+            if let done = decoded[index] { return done.takeUnretainedValue() }
+            guard !active[index] else { throw fail("object \(index) contains itself") }
+            guard level < PropertyList.maxNesting else {
+                throw PrefsError(.tooDeep, "binary property list: nesting deeper than \(PropertyList.maxNesting) levels")
+            }
+            let at = try offset(of: index)
+            let marker = bytes[at]
+            let value: PropertyList
+            switch marker >> 4 {
+            case 0x0:
+                switch marker {
+                case 0x08: value = PropertyList.falseValue
+                case 0x09: value = PropertyList.trueValue
+                default: throw fail("object \(index) has marker 0x\(hex(marker)), not a property-list value")
+                }
+            case 0x1: value = try integer(at, index)
+            case 0x2:
+                switch marker & 0x0F {
+                case 2:
+                    _ = try span(at + 1, 4, 1, index)
+                    value = .real(Double(Float(bitPattern: UInt32(truncatingIfNeeded: Self.uint(bytes, at + 1, 4)))))
+                case 3:
+                    _ = try span(at + 1, 8, 1, index)
+                    value = .real(Double(bitPattern: Self.uint(bytes, at + 1, 8)))
+                default: throw fail("object \(index) is a real of \(1 << Int(marker & 0x0F)) bytes")
+                }
+            case 0x3:
+                guard marker == 0x33 else { throw fail("object \(index) is a date that is not 8 bytes") }
+                _ = try span(at + 1, 8, 1, index)
+                value = .date(Double(bitPattern: Self.uint(bytes, at + 1, 8)) + BinaryReader.epoch2001)
+            case 0x4:
+                let (n, start) = try count(at, index)
+                let end = try span(start, n, 1, index)
+                value = .data(Array(UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+            case 0x5:
+                let (n, start) = try count(at, index)
+                let end = try span(start, n, 1, index)
+                let text = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                guard Self.isASCII(text) else { throw fail("object \(index) is an ASCII string with a byte over 127") }
+                value = .string(String(decoding: text, as: UTF8.self))
+            case 0x6:
+                let (n, start) = try count(at, index)
+                _ = try span(start, n, 2, index)
+                value = .string(try utf16(start, n, index))
+            case 0x8:
+                let width = Int(marker & 0x0F) + 1
+                guard width <= 8 else { throw fail("object \(index) is a UID of \(width) bytes") }
+                _ = try span(at + 1, width, 1, index)
+                let uid = Self.uint(bytes, at + 1, width)
+                guard uid <= UInt64(UInt32.max) else { throw fail("object \(index) is a UID of \(uid), over 2^32-1") }
+                value = PropertyList(.dictionary(["CF$UID": PropertyList(.integer(Int128(uid)))]))
+            case 0xA:
+                let (n, start) = try count(at, index)
+                _ = try span(start, n, refSize, index)
+                active[index] = true
+                var items = [PropertyList]()
+                items.reserveCapacity(n)
+                var depth = 0
+                var size = Sizer()
+                for i in 0..<n {
+                    let item = try decode(try reference(start, i, index), level: level + 1)
+                    depth = max(depth, item.depth + 1)
+                    size.add(item.minimumXMLSize)
+                    items.append(item)
+                }
+                active[index] = false
+                value = try checked(PropertyList(container: .array(items), depth: depth, minimumXMLSize: size.total), index)
+            case 0xD:
+                let (n, start) = try count(at, index)
+                let (pairs, overflow) = n.multipliedReportingOverflow(by: 2)
+                guard !overflow else { throw fail("object \(index) claims \(n) entries") }
+                _ = try span(start, pairs, refSize, index)
+                active[index] = true
+                var items = [PropertyList.Key: PropertyList](minimumCapacity: n)
+                var depth = 0
+                var size = Sizer()
+                for i in 0..<n {
+                    let (key, length) = try self.key(try reference(start, i, index), of: index)
+                    let item = try decode(try reference(start, n + i, index), level: level + 1)
+                    depth = max(depth, item.depth + 1)
+                    size.add(8)
+                    size.add(length)
+                    size.add(item.minimumXMLSize)
+                    items[key] = item
+                }
+                active[index] = false
+                if items.count < n {
+                    // A later duplicate key wins; count only what is kept.
+                    value = try checked(PropertyList(.dictionary(items)), index)
+                } else {
+                    value = try checked(PropertyList(container: .dictionary(items), depth: depth, minimumXMLSize: size.total), index)
+                }
+            default:
+                throw fail("object \(index) has marker 0x\(hex(marker)), not a property-list value")
+            }
+            decoded[index] = Unmanaged.passRetained(value)
+            return value
+        }
+
+        /// Whether every byte of `text` is below 0x80, eight at a time.
+        @inline(__always)
+        static func isASCII(_ text: UnsafeRawBufferPointer) -> Bool {
+            var i = 0
+            var high: UInt64 = 0
+            while i + 8 <= text.count {
+                high |= text.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < text.count {
+                high |= UInt64(text[i])
+                i += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
+
+        /// A dictionary key: string object `ref` as a key, and its UTF-8
+        /// length; decoded once per object, like values.
+        func key(_ ref: Int, of index: Int) throws(PrefsError) -> (PropertyList.Key, Int) {
+            if let known = keys[ref] { return known }
+            guard !active[ref] else { throw fail("object \(ref) contains itself") }
+            let at = try offset(of: ref)
+            let marker = bytes[at] >> 4
+            guard marker == 0x5 || marker == 0x6 else {
+                let kinds: [UInt8: String] = [
+                    0x0: "boolean", 0x1: "integer", 0x2: "real", 0x3: "date", 0x4: "data", 0x8: "UID", 0xA: "array", 0xD: "dictionary",
+                ]
+                throw fail("object \(index) is a dictionary with a\(marker == 0xA ? "n" : "") \(kinds[marker] ?? "non-string") key")
+            }
+            let v = try decode(ref, level: PropertyList.maxNesting - 1)
+            guard case .string(let s) = v.value else { throw fail("object \(index) is a dictionary with a \(v.kind) key") }
+            let entry = (PropertyList.Key(s), s.utf8.count)
+            keys[ref] = entry
+            return entry
+        }
+
+        /// `v`, unless it nests too deep or expands past the cap.
+        func checked(_ v: PropertyList, _ index: Int) throws(PrefsError) -> PropertyList {
+            guard v.depth < PropertyList.maxNesting else {
+                throw PrefsError(.tooDeep, "binary property list: nesting deeper than \(PropertyList.maxNesting) levels")
+            }
+            guard v.minimumXMLSize <= limit else {
+                throw fail("object \(index) expands to more than \(limit) bytes through shared objects")
+            }
+            return v
+        }
+
+        /// An integer object: 1, 2 and 4 bytes unsigned, 8 bytes signed,
+        /// 16 bytes signed when the value lies in -2^63...2^64-1.
+        func integer(_ at: Int, _ index: Int) throws(PrefsError) -> PropertyList {
+            let n = Int(bytes[at] & 0x0F)
+            guard n <= 4 else { throw fail("object \(index) is an integer of \(1 << n) bytes") }
+            let width = 1 << n
+            _ = try span(at + 1, width, 1, index)
+            switch width {
+            case 8: return PropertyList(.integer(Int128(Int64(bitPattern: Self.uint(bytes, at + 1, 8)))))
+            case 16:
+                let high = Int64(bitPattern: Self.uint(bytes, at + 1, 8))
+                let low = Self.uint(bytes, at + 9, 8)
+                let v = Int128(high) << 64 | Int128(low)
+                guard v >= PropertyList.minInteger, v <= PropertyList.maxInteger else {
+                    throw fail("object \(index) is an integer outside -2^63...2^64-1")
+                }
+                return PropertyList(.integer(v))
+            default: return PropertyList(.integer(Int128(Self.uint(bytes, at + 1, width))))
+            }
+        }
+
+        /// `n` big-endian UTF-16 units at `start` as a string; a lone
+        /// surrogate is refused, not replaced.
+        func utf16(_ start: Int, _ n: Int, _ index: Int) throws(PrefsError) -> String {
+            // Each unit becomes at most 3 bytes of UTF-8 (a pair, 4 for 2).
+            let (capacity, overflow) = n.multipliedReportingOverflow(by: 3)
+            guard !overflow else { throw fail("object \(index) claims \(n) UTF-16 units") }
+            var failure: PrefsError?
+            let text = String(unsafeUninitializedCapacity: max(capacity, 1)) { out in
+                var o = 0
+                var i = 0
+                while i < n {
+                    let u = UInt32(bytes[start + 2 * i]) << 8 | UInt32(bytes[start + 2 * i + 1])
+                    i += 1
+                    var scalar = u
+                    if u >= 0xD800 && u <= 0xDBFF {
+                        guard i < n else {
+                            failure = fail("object \(index) is a string ending in a lone surrogate")
+                            return 0
+                        }
+                        let l = UInt32(bytes[start + 2 * i]) << 8 | UInt32(bytes[start + 2 * i + 1])
+                        guard l >= 0xDC00 && l <= 0xDFFF else {
+                            failure = fail("object \(index) is a string with a lone surrogate")
+                            return 0
+                        }
+                        i += 1
+                        scalar = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00)
+                    } else if u >= 0xDC00 && u <= 0xDFFF {
+                        failure = fail("object \(index) is a string with a lone surrogate")
+                        return 0
+                    }
+                    switch scalar {
+                    case 0..<0x80:
+                        out[o] = UInt8(scalar)
+                        o += 1
+                    case 0x80..<0x800:
+                        out[o] = UInt8(0xC0 | scalar >> 6)
+                        out[o + 1] = UInt8(0x80 | scalar & 0x3F)
+                        o += 2
+                    case 0x800..<0x10000:
+                        out[o] = UInt8(0xE0 | scalar >> 12)
+                        out[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                        out[o + 2] = UInt8(0x80 | scalar & 0x3F)
+                        o += 3
+                    default:
+                        out[o] = UInt8(0xF0 | scalar >> 18)
+                        out[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                        out[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                        out[o + 3] = UInt8(0x80 | scalar & 0x3F)
+                        o += 4
+                    }
+                }
+                return o
+            }
+            if let failure { throw failure }
+            return text
+        }
+    }
+
+    /// A sum that saturates at `Int.max`, as ``PropertyList/minimumXMLSize``.
+    struct Sizer {
+        var total = 8
+        mutating func add(_ n: Int) { total = total > Int.max - n ? Int.max : total + n }
+    }
+
+    /// Two hex digits.
+    static func hex(_ b: UInt8) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: [digits[Int(b >> 4)], digits[Int(b & 0x0F)]], as: UTF8.self)
+    }
+}
