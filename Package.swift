@@ -49,6 +49,7 @@ let package = Package(
             exclude: ["exports.map"],
             linkerSettings: [.unsafeFlags(libraryLinkerFlags)]
         ),
-        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
+        // Fixtures are read by path from the tests, not bundled as resources.
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"]),
     ]
 )
