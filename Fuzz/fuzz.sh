@@ -104,7 +104,7 @@ build() {
 replay() {
     local t failed=0
     for t in "${TARGETS[@]}"; do
-        if ASAN_OPTIONS=detect_leaks=1:hard_rss_limit_mb=500:quarantine_size_mb=16:abort_on_error=0 \
+        if ASAN_OPTIONS=detect_leaks=1:handle_sigill=1:hard_rss_limit_mb=500:quarantine_size_mb=16 \
             ".build/fuzz/replay/$t" "$SEEDS/$t" "$CORPUS/$t" >".build/fuzz/replay/$t.log" 2>&1; then
             echo "PASS  fuzz-replay/$t  ($(tail -n 1 ".build/fuzz/replay/$t.log"))"
         else
