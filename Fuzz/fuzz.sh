@@ -5,14 +5,22 @@
 #   fuzz.sh build fuzz|replay   build every target into .build/fuzz/<mode>/:
 #                               "fuzz" with libFuzzer and AddressSanitizer,
 #                               "replay" with AddressSanitizer and the
-#                               standalone driver Fuzz/replay.c
-#   fuzz.sh replay              run every committed corpus file through its
+#                               standalone driver Fuzz/replay.c (C, with
+#                               UBSan too; swiftc has no UBSan for Swift)
+#   fuzz.sh replay              run every seed and corpus file through its
 #                               target once (the replay build); fails on a
 #                               crash, a leak, an input over 1 s or 500 MB
+#   fuzz.sh merge [T..]         minimize the corpus of each target (all, or
+#                               those named) as fuzz does after a run
 #   fuzz.sh fuzz SECONDS [T..]  fuzz each target (all, or those named) for
 #                               SECONDS (or FUZZ_RUNS executions, whichever
 #                               comes first), then merge what is new into
 #                               its corpus, keeping the corpus minimal
+#
+# Inputs: Fuzz/seeds/<target>/ holds hand-written seeds and inputs that once
+# crashed (named for what they show; never rewritten); Fuzz/corpus/<target>/
+# holds what fuzzing found beyond them (named by content, rewritten by each
+# `fuzz.sh fuzz`).
 #
 # Environment: SWIFTC and CLANG name the compilers (default: those on PATH).
 
@@ -21,9 +29,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 SWIFTC=${SWIFTC:-swiftc}
-CLANG=${CLANG:-clang}
+# The toolchain's clang (beside swiftc) has the same sanitizer runtimes.
+TOOLCHAIN_CLANG="$(dirname "$(command -v "$SWIFTC" || echo .)")/clang"
+if [ -x "$TOOLCHAIN_CLANG" ]; then CLANG=${CLANG:-$TOOLCHAIN_CLANG}; else CLANG=${CLANG:-clang}; fi
 TARGETS=(xml_reader binary_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar)
 CORPUS=Fuzz/corpus
+SEEDS=Fuzz/seeds
 
 # A trap must end the process at once, not wait in Swift's backtracer.
 export SWIFT_BACKTRACE=enable=no
@@ -101,8 +112,8 @@ build() {
 replay() {
     local t failed=0
     for t in "${TARGETS[@]}"; do
-        if ASAN_OPTIONS=detect_leaks=1:hard_rss_limit_mb=500:quarantine_size_mb=16:abort_on_error=0 \
-            ".build/fuzz/replay/$t" "$CORPUS/$t" >".build/fuzz/replay/$t.log" 2>&1; then
+        if ASAN_OPTIONS=detect_leaks=1:handle_sigill=1:hard_rss_limit_mb=500:quarantine_size_mb=16 \
+            ".build/fuzz/replay/$t" "$SEEDS/$t" "$CORPUS/$t" >".build/fuzz/replay/$t.log" 2>&1; then
             echo "PASS  fuzz-replay/$t  ($(tail -n 1 ".build/fuzz/replay/$t.log"))"
         else
             echo "FAIL  fuzz-replay/$t"
@@ -117,26 +128,44 @@ replay() {
 fuzz_one() {
     local seconds=$1 t=$2 work=".build/fuzz/work/$2"
     rm -rf "$work"
-    mkdir -p "$work/new" "$work/merged" "$CORPUS/$t"
+    mkdir -p "$work/new" "$CORPUS/$t"
     echo "fuzz: $t for $seconds s${FUZZ_RUNS:+ or $FUZZ_RUNS runs}"
     ASAN_OPTIONS=quarantine_size_mb=64 ".build/fuzz/fuzz/$t" -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" \
         -rss_limit_mb=500 -timeout=1 -print_final_stats=1 \
-        -artifact_prefix="$work/" "$work/new" "$CORPUS/$t" >"$work/fuzz.log" 2>&1 || {
+        -artifact_prefix="$work/" "$work/new" "$CORPUS/$t" "$SEEDS/$t" >"$work/fuzz.log" 2>&1 || {
         echo "fuzz: $t failed; see $work/fuzz.log and the crash-*, leak-*, timeout-* files there"
         return 1
     }
-    ".build/fuzz/fuzz/$t" -merge=1 -rss_limit_mb=500 -timeout=1 "$work/merged" "$CORPUS/$t" "$work/new" \
-        >"$work/merge.log" 2>&1
-    rm -f "$CORPUS/$t"/*
-    cp "$work/merged"/* "$CORPUS/$t"/ 2>/dev/null || true
     echo "fuzz: $t: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$work/fuzz.log" | tail -n 1)"
     echo "fuzz: $t: $(grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work/fuzz.log" | tr '\n' ' ')"
-    echo "fuzz: $t: corpus $(find "$CORPUS/$t" -type f | wc -l) files, $(du -sk "$CORPUS/$t" | cut -f1) KB"
+    merge_one "$t" "$work/new"
+}
+
+# merge_one TARGET [DIR...]: replaces the corpus with one input per edge
+# that the seeds do not reach (not per hit count), from the corpus and the
+# DIRs: a few hundred small files that reach everything they reached.
+merge_one() {
+    local t=$1 merged=".build/fuzz/work/$1/merged" seed
+    shift
+    rm -rf "$merged"
+    mkdir -p "$merged" "$CORPUS/$t"
+    cp "$SEEDS/$t"/* "$merged"/
+    ".build/fuzz/fuzz/$t" -merge=1 -use_counters=0 -rss_limit_mb=500 -timeout=1 \
+        "$merged" "$CORPUS/$t" "$@" >"$merged.log" 2>&1
+    for seed in "$SEEDS/$t"/*; do rm -f "$merged/$(basename "$seed")"; done
+    rm -f "$CORPUS/$t"/*
+    cp "$merged"/* "$CORPUS/$t"/ 2>/dev/null || true
+    echo "fuzz: $t: corpus $(find "$CORPUS/$t" -type f | wc -l) files, $(cat "$CORPUS/$t"/* | wc -c) bytes"
 }
 
 case ${1:-} in
 build) build "${2:-}" ;;
 replay) replay ;;
+merge)
+    shift
+    if [ $# -gt 0 ]; then TARGETS=("$@"); fi
+    for t in "${TARGETS[@]}"; do merge_one "$t"; done
+    ;;
 fuzz)
     seconds=${2:?fuzz.sh fuzz SECONDS [TARGET...]}
     shift 2
