@@ -67,9 +67,11 @@ extension PreferencesStore {
     @discardableResult
     public func synchronize(application app: String) throws(PrefsError) -> PrefsError? {
         let app = try Self.canonicalApplication(app)
-        return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
+        return try withState { (s: inout State) throws(PrefsError) -> PrefsError? in
             var note: PrefsError? = nil
             var failure: PrefsError? = nil
+            // Other processes' changes met here reach observers too.
+            let before = observers.isEmpty ? [:] : snapshot(&s)
             let own = [DomainUser.current, .any].flatMap { u in
                 [DomainHost.current, .any].map { h in locations.path(of: DomainID(application: app, user: u, host: h)) }
             }
@@ -78,6 +80,7 @@ extension PreferencesStore {
                 do throws(PrefsError) { if let n = try commit(d) { note = n } } catch { failure = failure ?? error }
             }
             refreshAll(app, &s)
+            s.outbox += differences(before, &s)
             if let failure { throw failure }
             return note
         }
@@ -120,5 +123,48 @@ extension PreferencesStore {
     /// Writes the changes the background writer was asked to write.
     func writeScheduled() throws(PrefsError) {
         try synchronizeAll()
+    }
+}
+
+extension PreferencesStore {
+    // MARK: Removing a domain
+
+    /// Removes the stored domain `id`: its file goes away (a symlink
+    /// itself, not the file it leads to), this process's pending changes of
+    /// it with it, observers hear of every key whose read result changed,
+    /// and ``applications(user:host:)`` no longer lists it. Returns `true`
+    /// when the domain no longer exists afterwards. Throws `.io` when the
+    /// file cannot be removed; nothing changes then.
+    @discardableResult
+    public func removeDomain(_ id: DomainID) throws(PrefsError) -> Bool {
+        let id = try validated(id)
+        let path = locations.path(of: id)
+        return try withState { (s: inout State) throws(PrefsError) -> Bool in
+            let d = domain(path, &s)
+            let before = observers.isEmpty ? [:] : snapshot(&s)
+            let removed = try d.remove()
+            if removed { announce(d) }
+            invalidateViews(&s)
+            s.outbox += differences(before, &s)
+            return true
+        }
+    }
+
+    /// The first value for `key` along `app`'s search list, leaving out the
+    /// registration domains and declared defaults: what a user, an
+    /// administrator or a command line set.
+    package func valueIgnoringDefaults(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
+        let app = try Self.canonicalApplication(app)
+        let k = PropertyList.Key(key)
+        return withLocked { s in
+            noticeChanges(&s)
+            for layer in view(app, &s).layers {
+                switch layer {
+                case .registration, .declared: continue
+                default: if let v = lookup(k, in: layer, &s) { return v }
+                }
+            }
+            return nil
+        }
     }
 }
