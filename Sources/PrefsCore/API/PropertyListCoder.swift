@@ -141,7 +141,9 @@ private struct KeyedPlistEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol
         try PlistEncoding.box(value, into: child(key), path: codingPath + [key])
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
         PlistEncoder(slot: child(key), codingPath: codingPath + [key]).container(keyedBy: keyType)
@@ -289,7 +291,9 @@ private struct KeyedPlistDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol
         try PlistDecoding.unbox(type, from: value(key), path: codingPath + [key])
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         try PlistDecoder(plist: value(key), codingPath: codingPath + [key]).container(keyedBy: type)
