@@ -51,9 +51,9 @@
 
 /** The version of this header: major * 10000 + minor * 100 + patch.
  *  A literal, so that Swift and the preprocessor can both read it. */
-#define PREFS_VERSION_NUMBER 10000
+#define PREFS_VERSION_NUMBER 10100
 /** The version of this header as text. */
-#define PREFS_VERSION_STRING "1.0.0"
+#define PREFS_VERSION_STRING "1.1.0"
 
 /* ------------------------------------------------------------------ */
 /* Portability                                                        */
@@ -546,6 +546,17 @@ PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsCopyKeyList(const char *applicati
 /** The applications with a stored domain for that user and host, sorted
  *  (+1). The global domain is not listed. NULL only when refused. */
 PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsCopyApplicationList(const char *userName, const char *hostName);
+
+/** Removes one stored domain: its file goes away (a symlinked file's link
+ *  itself, not the file it leads to), this process's pending changes of it
+ *  with it, observers hear of every key whose read result changes, and
+ *  PrefsCopyApplicationList no longer lists it. true when the domain no
+ *  longer exists afterwards (also when it never did); false when the file
+ *  could not be removed (kPrefsErrorIO: nothing changed) or the arguments
+ *  were refused (kPrefsErrorInvalidArgument, kPrefsErrorInvalidApplicationID).
+ *  Other processes see the domain gone at their next read. Since 1.1.
+ *  Thread-safe. */
+PREFS_EXPORT bool PrefsRemoveDomain(const char *applicationID, const char *userName, const char *hostName);
 
 /** Every key visible along the app's search list, each with the value a
  *  read would return (+1). NULL only when refused. */
