@@ -24,6 +24,9 @@ let package = Package(
         .library(name: "prefs", type: .dynamic, targets: ["Prefs"]),
         /// The Swift API, for SwiftPM clients.
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
+        /// Foundation's Date, Data and URL for the Swift API, for programs
+        /// that already use Foundation (the core never loads it).
+        .library(name: "PrefsFoundation", targets: ["PrefsFoundation"]),
     ],
     targets: [
         .systemLibrary(
@@ -49,6 +52,8 @@ let package = Package(
             exclude: ["exports.map"],
             linkerSettings: [.unsafeFlags(libraryLinkerFlags)]
         ),
+        .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
+        .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation"]),
     ]
 )

@@ -106,6 +106,7 @@ public struct Preferences: Sendable {
 
     /// The bytes of the data for `key`, or `nil` (Foundation's `Data` is
     /// in the `PrefsFoundation` product).
+    @_disfavoredOverload
     public func data(forKey key: String) -> [UInt8]? { object(forKey: key)?.dataValue }
 
     /// The array for `key`, or `nil` when absent or another kind.
