@@ -27,6 +27,13 @@ let package = Package(
         /// Foundation's Date, Data and URL for the Swift API, for programs
         /// that already use Foundation (the core never loads it).
         .library(name: "PrefsFoundation", targets: ["PrefsFoundation"]),
+        /// libprefs as a provider for apple/swift-configuration.
+        .library(name: "PrefsConfiguration", targets: ["PrefsConfiguration"]),
+    ],
+    dependencies: [
+        // Only PrefsConfiguration uses it; its default traits (JSON) are
+        // left out, so nothing else of it is built.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [])
     ],
     targets: [
         .systemLibrary(
@@ -54,6 +61,13 @@ let package = Package(
         ),
         .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"]),
+        .target(
+            name: "PrefsConfiguration",
+            dependencies: ["PrefsCore", .product(name: "Configuration", package: "swift-configuration")],
+            // As swift-configuration's protocols are compiled: their async
+            // handlers run on the caller's executor.
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
         .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation"]),
+        .testTarget(name: "PrefsConfigurationTests", dependencies: ["PrefsConfiguration"]),
     ]
 )

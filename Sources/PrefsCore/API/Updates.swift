@@ -92,6 +92,14 @@ extension Preferences {
         return PreferenceObservation(store: store, token: token)
     }
 
+    /// Calls `callback` after every change of any key of this
+    /// application's search list, as ``observe(forKey:_:)`` (no value is
+    /// passed: read what you need). Keep the returned observation.
+    public func observeAll(_ callback: @escaping @Sendable () -> Void) -> PreferenceObservation {
+        let token = try? store.addObserver(application: applicationID, key: nil) { _, _ in callback() }
+        return PreferenceObservation(store: store, token: token)
+    }
+
     private func stream<T>(_ key: String, _ transform: @escaping @Sendable (PropertyList?) -> T) -> AsyncStream<T> {
         let me = self
         return AsyncStream { continuation in
