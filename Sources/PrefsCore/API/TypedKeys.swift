@@ -34,7 +34,7 @@ extension Preferences {
         public let name: String
         /// The value a read returns when no domain holds a valid one.
         public let defaultValue: Value
-        let decode: @Sendable (PropertyList) -> Value?
+        @usableFromInline let decode: @Sendable (PropertyList) -> Value?
         let encode: @Sendable (Value) throws(PrefsError) -> PropertyList?
 
         init(
@@ -84,8 +84,20 @@ extension Preferences {
     /// seen at once and saved by itself within a second; a refused write
     /// changes nothing (``set(_:for:)`` says why).
     public subscript<Value>(key: Key<Value>) -> Value {
-        get {
+        @inlinable get {
             guard let p = object(forKey: key.name), let v = key.decode(p) else { return key.defaultValue }
+            return v
+        }
+        nonmutating set { try? set(newValue, for: key) }
+    }
+
+    /// The same as ``subscript(_:)-(Key<Value>)`` for a key whose value a
+    /// property list holds directly: the conversion is called directly,
+    /// specialized for `Value` where the program reads, so a typed read
+    /// costs what ``object(forKey:)`` costs.
+    public subscript<Value: PropertyListConvertible>(key: Key<Value>) -> Value {
+        @inlinable get {
+            guard let p = object(forKey: key.name), let v = Value(propertyList: p) else { return key.defaultValue }
             return v
         }
         nonmutating set { try? set(newValue, for: key) }
