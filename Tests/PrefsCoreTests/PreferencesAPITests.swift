@@ -215,6 +215,14 @@ struct PreferencesAPITests {
         }
     }
 
+    /// The process's and the global preferences are named as
+    /// `UserDefaults.standard` and `NSGlobalDomain` are (reading creates nothing).
+    @Test func standardAndGlobal() {
+        #expect(Preferences.standard.applicationID == ApplicationID.current)
+        #expect(Preferences.global.applicationID == "NSGlobalDomain")
+        #expect(Preferences.global.store === PreferencesStore.shared)
+    }
+
     @Test func refusedWritesChangeNothingAndTheTwinsSayWhy() throws {
         try inSandbox { box in
             writePlist(["Locked": 1], to: box.managedPath(apiApp, userOnly: false))
