@@ -38,11 +38,17 @@ enum DeclaredDefaults {
 
 extension PreferencesStore {
     /// Rebuilds the views after a declared default changed, telling
-    /// observers what it altered.
+    /// observers what it altered. Called through `LiveStores` under its
+    /// lock, so it takes no reference to the store (see
+    /// ``synchronizeAllUnretained()``).
     func declaredDefaultsChanged() {
-        try? withState { (s: inout State) throws(PrefsError) in
-            changingShape(&s) { _ in }
+        let outbox = lock.withLock { () -> [(application: String, key: String)] in
+            changingShape(&state) { _ in }
+            let o = state.outbox
+            state.outbox = []
+            return o
         }
+        observers.post(outbox)
     }
 
     /// Runs `body`, which changes in-memory layers or the shape of search

@@ -102,14 +102,26 @@ extension PreferencesStore {
     /// Writes every pending change of every domain; the first failure is
     /// thrown after all were tried.
     public func synchronizeAll() throws(PrefsError) {
-        try withLocked { (s: inout State) throws(PrefsError) in
-            var failure: PrefsError? = nil
-            for d in s.domains.values where d.hasPendingChanges {
-                do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
-            }
-            s.flushScheduled = false
-            if let failure { throw failure }
+        try withLocked { (s: inout State) throws(PrefsError) in try synchronizeAll(&s) }
+    }
+
+    /// ``synchronizeAll()`` for the writer thread and the exit handler,
+    /// which reach the store through `LiveStores` under its lock: takes no
+    /// reference to the store. A store whose last reference the program
+    /// has dropped is then in its deinit, waiting for that lock; a retain
+    /// and release here would run its deinit a second time, on this
+    /// thread, which waits for the lock it holds.
+    func synchronizeAllUnretained() throws(PrefsError) {
+        try lock.withLock { () throws(PrefsError) in try synchronizeAll(&state) }
+    }
+
+    private func synchronizeAll(_ s: inout State) throws(PrefsError) {
+        var failure: PrefsError? = nil
+        for d in s.domains.values where d.hasPendingChanges {
+            do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
         }
+        s.flushScheduled = false
+        if let failure { throw failure }
     }
 
     // MARK: Writing by itself
@@ -122,7 +134,7 @@ extension PreferencesStore {
 
     /// Writes the changes the background writer was asked to write.
     func writeScheduled() throws(PrefsError) {
-        try synchronizeAll()
+        try synchronizeAllUnretained()
     }
 }
 
