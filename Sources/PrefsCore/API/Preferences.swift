@@ -301,7 +301,8 @@ public struct Preferences: Sendable {
 
     // MARK: Volatile domains
 
-    /// The in-memory domain `domainName`, or `nil` when unset.
+    /// The in-memory domain `domainName` (empty when unset, as
+    /// `UserDefaults` gives).
     /// `NSArgumentDomain` and `NSRegistrationDomain` name the argument
     /// domain and the registration domain of every application.
     public func volatileDomain(forName domainName: String) -> [String: PropertyList] {
