@@ -137,7 +137,8 @@ build-lib:
 
 INSTALLED_LIB = $(LIBDIR)/$(LIBFILE) $(LIBDIR)/$(SONAME)
 INSTALLED_DEV = $(LIBDIR)/$(LIBPREFS) $(INCLUDEDIR)/prefs/Prefs.h \
-                $(INCLUDEDIR)/prefs/module.modulemap $(PKGCONFIGDIR)/prefs.pc
+                $(INCLUDEDIR)/prefs/module.modulemap $(INCLUDEDIR)/prefs/CPrefs.apinotes \
+                $(PKGCONFIGDIR)/prefs.pc
 INSTALLED_MAN = $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 
 install: install-lib install-dev install-bin install-man
@@ -154,6 +155,8 @@ install-dev: install-lib
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/prefs $(DESTDIR)$(PKGCONFIGDIR)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(LIBPREFS)
 	$(INSTALL_DATA) include/prefs/Prefs.h include/prefs/module.modulemap $(DESTDIR)$(INCLUDEDIR)/prefs/
+	@# Swift's view of the value references (see tools/gen-apinotes.py).
+	$(INSTALL_DATA) include/swift/CPrefs.apinotes $(DESTDIR)$(INCLUDEDIR)/prefs/
 	sed -e 's|@PREFIX@|$(PREFIX)|' \
 	    -e 's|@EXEC_PREFIX@|$(patsubst $(PREFIX)%,$${prefix}%,$(EXEC_PREFIX))|' \
 	    -e 's|@LIBDIR@|$(patsubst $(EXEC_PREFIX)%,$${exec_prefix}%,$(LIBDIR))|' \
@@ -244,6 +247,7 @@ C_SOURCES     = $(filter-out include/prefs/Prefs.h,$(shell git ls-files '*.c' '*
 lint:
 	@swift-format lint --strict --parallel $(SWIFT_SOURCES)
 	@clang-format --dry-run -Werror $(C_SOURCES)
+	@python3 tools/gen-apinotes.py --check
 	@echo "lint: $(words $(SWIFT_SOURCES)) Swift and $(words $(C_SOURCES)) C files formatted as configured"
 
 format:
@@ -327,8 +331,16 @@ STAGE_ASAN      := $(CURDIR)/build/stage-asan
 ASAN_SWIFTFLAGS := -c release --sanitize=address -Xcc -fsanitize=undefined \
                    -Xswiftc -use-ld=lld --scratch-path .build/asan-lib
 
-.PHONY: test-asan test-c-asan
-check: test-asan test-c-asan
+.PHONY: test-asan test-c-asan example-swift
+check: test-asan test-c-asan example-swift
+
+# examples/swift, a SwiftPM program over this package: built and run with
+# its files in build/ (its packages in .build/, as every SwiftPM build).
+example-swift:
+	rm -rf $(CURDIR)/build/example-swift-config
+	cd examples/swift && XDG_CONFIG_HOME=$(CURDIR)/build/example-swift-config \
+	    swift run --scratch-path $(CURDIR)/.build/example-swift editor
+
 
 test-asan:
 	bash Tests/asan.sh

@@ -24,6 +24,16 @@ let package = Package(
         .library(name: "prefs", type: .dynamic, targets: ["Prefs"]),
         /// The Swift API, for SwiftPM clients.
         .library(name: "PrefsCore", targets: ["PrefsCore"]),
+        /// Foundation's Date, Data and URL for the Swift API, for programs
+        /// that already use Foundation (the core never loads it).
+        .library(name: "PrefsFoundation", targets: ["PrefsFoundation"]),
+        /// libprefs as a provider for apple/swift-configuration.
+        .library(name: "PrefsConfiguration", targets: ["PrefsConfiguration"]),
+    ],
+    dependencies: [
+        // Only PrefsConfiguration uses it; its default traits (JSON) are
+        // left out, so nothing else of it is built.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [])
     ],
     targets: [
         .systemLibrary(
@@ -49,7 +59,16 @@ let package = Package(
             exclude: ["exports.map"],
             linkerSettings: [.unsafeFlags(libraryLinkerFlags)]
         ),
+        .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         // Fixtures are read by path from the tests, not bundled as resources.
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"]),
+        .target(
+            name: "PrefsConfiguration",
+            dependencies: ["PrefsCore", .product(name: "Configuration", package: "swift-configuration")],
+            // As swift-configuration's protocols are compiled: their async
+            // handlers run on the caller's executor.
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
+        .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation"]),
+        .testTarget(name: "PrefsConfigurationTests", dependencies: ["PrefsConfiguration"]),
     ]
 )

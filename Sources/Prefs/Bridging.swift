@@ -203,6 +203,7 @@ enum EntryPoint: Int32, CaseIterable {
     case PrefsSynchronize
     case PrefsCopyKeyList
     case PrefsCopyApplicationList
+    case PrefsRemoveDomain
     case PrefsRegisterDefaults
     case PrefsRegisterDefaultsFromFile
     case PrefsSetArguments

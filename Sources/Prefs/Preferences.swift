@@ -332,6 +332,14 @@ public func PrefsCopyApplicationList(_ userName: UnsafePointer<CChar>, _ hostNam
     return retained(.array(store.applications(user: id.user, host: id.host).map { .string($0) }))
 }
 
+@c @implementation
+public func PrefsRemoveDomain(_ applicationID: UnsafePointer<CChar>, _ userName: UnsafePointer<CChar>, _ hostName: UnsafePointer<CChar>) -> Bool {
+    let gate = FirstUseGate(.PrefsRemoveDomain)
+    defer { gate.leave() }
+    guard let id = domainID(applicationID, userName, hostName) else { return false }
+    return recording(false) { () throws(PrefsError) in try store.removeDomain(id) }
+}
+
 // MARK: In-memory domains
 
 @c @implementation

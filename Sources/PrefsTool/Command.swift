@@ -212,7 +212,12 @@ enum Command {
             try target.apply([(key, nil)])
         } else {
             let current = try target.existingValues()
-            try target.apply(current.keys.sorted().map { ($0.string, nil) })
+            if target.isFile {
+                // A file named by path is the user's own: emptied, never removed.
+                try target.apply(current.keys.sorted().map { ($0.string, nil) })
+            } else {
+                try target.remove()
+            }
         }
     }
 

@@ -109,6 +109,17 @@ struct Target {
     }
 }
 
+extension Target {
+    /// Removes the domain: its file goes away, so no program lists it.
+    func remove() throws(Failure) {
+        do throws(PrefsError) {
+            try store.removeDomain(id)
+        } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+    }
+}
+
 /// `-currentHost`, `-host <hostname>`, or neither.
 struct HostChoice {
     var domainHost: DomainHost = .any

@@ -19,7 +19,8 @@
 #                LIBPREFS_PRIVATE), exports every function the
 #                header declares, SONAME libprefs.so.1, no Swift runtime or
 #                Foundation needed, the installed file layout
-#   example/*    examples/xml_demo.c builds and runs
+#   example/*    examples/xml_demo.c builds and runs; examples/cprefs.swift
+#                builds with swiftc through the installed module map
 #   test_*       each Tests/C/test_*.c, compiled and run
 #
 # Exit status: 0 when every item passed, 1 otherwise, 2 on bad usage.
@@ -330,7 +331,7 @@ fi
 # The files make install promises (names from VERSION).
 layout_problems=""
 L=${LIBDIR#"$PREFIX"/}
-for f in "$L/libprefs.so.$VERSION" include/prefs/Prefs.h include/prefs/module.modulemap "$L/pkgconfig/prefs.pc"; do
+for f in "$L/libprefs.so.$VERSION" include/prefs/Prefs.h include/prefs/module.modulemap include/prefs/CPrefs.apinotes "$L/pkgconfig/prefs.pc"; do
     [ -f "$PREFIX/$f" ] || layout_problems="$layout_problems $f missing;"
 done
 [ "$(readlink "$LIBDIR/libprefs.so.$MAJOR" 2>/dev/null)" = "libprefs.so.$VERSION" ] ||
@@ -393,6 +394,36 @@ if [ -f "$ROOT/examples/xml_demo.c" ]; then
     fi
 else
     fail example/xml_demo "examples/xml_demo.c is missing"
+fi
+
+# The README's Swift route through the module map: examples/cprefs.swift
+# compiles with no pointer casts and runs with no environment variables
+# (only HOME and XDG_CONFIG_HOME, pointed into the work directory). Not
+# under SANITIZE=1, where the library needs the sanitizer runtimes.
+SWIFTC=${SWIFTC:-$(command -v swiftc)}
+if [ "${SANITIZE:-0}" = 1 ]; then
+    pass example/cprefs.swift "not built against a sanitizer build of the library"
+elif [ -z "$SWIFTC" ]; then
+    fail example/cprefs.swift "swiftc not found (set SWIFTC)"
+else
+    exe="$WORK/example_cprefs_swift"
+    # Word splitting of the pkg-config output is intended.
+    # shellcheck disable=SC2046
+    if ! "$SWIFTC" -I "$(pkg-config --variable=includedir prefs)/prefs" $(pkg-config --libs prefs) \
+        -Xlinker -rpath -Xlinker "$(pkg-config --variable=libdir prefs)" \
+        "$ROOT/examples/cprefs.swift" -o "$exe" >"$exe.log" 2>&1; then
+        fail example/cprefs.swift "does not compile as the README says" "$exe.log"
+    else
+        mkdir -p "$WORK/cprefs-home"
+        (cd "$WORK" && run_limited "$exe.out" env -i HOME="$WORK/cprefs-home" XDG_CONFIG_HOME="$WORK/cprefs-home/config" "$exe")
+        status=$?
+        if [ "$status" -eq 0 ] && grep -q '^FontSize = 14$' "$exe.out"; then
+            pass example/cprefs.swift "$(head -n 1 "$exe.out")"
+        else
+            cat "$exe.out" >>"$exe.log"
+            fail example/cprefs.swift "$(describe_status "$status" "$exe.log")" "$exe.log"
+        fi
+    fi
 fi
 
 shopt -s nullglob

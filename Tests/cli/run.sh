@@ -435,6 +435,9 @@ refuse "delete/absent key: 1, unchanged" 1 "$CFG/$R.plist" -- delete $R other
 quiet write $R k v
 quiet delete $R
 expect "delete/domain removed: read says it does not exist" 1 "" "Domain $R does not exist" -- read $R
+if [ -e "$CFG/$R.plist" ]; then fail "delete/domain removed: the file is gone" "$CFG/$R.plist still exists"; else pass "delete/domain removed: the file is gone"; fi
+p domains
+if grep -q "$R" "$WORK/out"; then fail "delete/domain removed: not listed by domains" "$(cat "$WORK/out")"; else pass "delete/domain removed: not listed by domains"; fi
 expect "delete/domain removed: delete again says so" 1 "" "Domain $R does not exist" -- delete $R
 expect "delete/absent domain" 1 "" "Domain com.example.never does not exist" -- delete com.example.never
 

@@ -69,7 +69,7 @@ expect_files() {
 expect_files "libprefs$MAJOR" "$LIBDIR/libprefs.so.$VERSION" "$LIBDIR/libprefs.so.$MAJOR" \
     "usr/share/doc/libprefs$MAJOR/copyright" "usr/share/doc/libprefs$MAJOR/NOTICE"
 expect_files libprefs-dev "$LIBDIR/libprefs.so" "$LIBDIR/pkgconfig/prefs.pc" \
-    usr/include/prefs/Prefs.h usr/include/prefs/module.modulemap
+    usr/include/prefs/Prefs.h usr/include/prefs/module.modulemap usr/include/prefs/CPrefs.apinotes
 expect_files prefs usr/bin/prefs usr/share/man/man1/prefs.1.gz
 
 lib_deb=$(deb_of "libprefs$MAJOR")

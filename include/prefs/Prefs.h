@@ -580,6 +580,17 @@ PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsCopyKeyList(const char *applicati
  *  (+1). The global domain is not listed. NULL only when refused. */
 PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsCopyApplicationList(const char *userName, const char *hostName);
 
+/** Removes one stored domain: its file goes away (a symlinked file's link
+ *  itself, not the file it leads to), this process's pending changes of it
+ *  with it, observers hear of every key whose read result changes, and
+ *  PrefsCopyApplicationList no longer lists it. true when the domain no
+ *  longer exists afterwards (also when it never did); false when the file
+ *  could not be removed (kPrefsErrorIO: nothing changed) or the arguments
+ *  were refused (kPrefsErrorInvalidArgument, kPrefsErrorInvalidApplicationID).
+ *  Other processes see the domain gone at their next read. Since 1.1.
+ *  Thread-safe. */
+PREFS_EXPORT bool PrefsRemoveDomain(const char *applicationID, const char *userName, const char *hostName);
+
 /** Every key visible along the app's search list, each with the value a
  *  read would return (+1). NULL only when refused. */
 PREFS_EXPORT PrefsDictionaryRef PREFS_NULLABLE PrefsCopyAppDictionary(const char *applicationID);

@@ -1,29 +1,51 @@
 /// The preferences of one application, seen through its search list: the
-/// Swift face of libprefs, over the same store as the C API.
+/// Swift face of libprefs, over the same store as the C API, with
+/// Foundation's `UserDefaults` methods (same names, return types and
+/// coercions, so code moves over by changing the type name).
 ///
 /// ```swift
+/// extension Preferences.Keys {
+///     static let fontSize = Preferences.Key<Int>("FontSize", default: 12)
+/// }
 /// let prefs = try Preferences(applicationID: "com.example.editor")
-/// prefs.register(defaults: ["FontSize": 12, "Theme": "light"])
-/// let size = prefs.integer(forKey: "FontSize")      // 12 until set
-/// try prefs.set(14, forKey: "FontSize")             // seen at once
-/// try prefs.synchronize()                           // on disk now (or within a second)
+/// prefs[.fontSize] = 14                         // seen at once, saved by itself
+/// let size = prefs.integer(forKey: "FontSize")  // 14
 /// ```
 ///
-/// Values are ``PropertyList``s; the typed accessors apply the C API's
-/// coercions. A `Preferences` is a cheap value; copies share the store.
-/// Thread-safe.
+/// The `UserDefaults` methods never throw: a write that cannot be done (a
+/// forced key, a value XML cannot hold, a file that cannot be removed)
+/// changes nothing. Each has a throwing twin spelled with a `try` prefix
+/// (``trySet(_:forKey:)``, ``trySynchronize()``, ...) that does the same
+/// work and says why it was refused.
+///
+/// A `Preferences` is a cheap value; copies share the store. Thread-safe.
 public struct Preferences: Sendable {
     /// The application whose search list this reads (`NSGlobalDomain` for
     /// the global domain).
     public let applicationID: String
     /// The store it reads and writes.
     public let store: PreferencesStore
+    /// The resolved search list, for reads without resolving the ID again.
+    let handle: PreferencesStore.ApplicationHandle
 
     /// The preferences of `applicationID`; throws `.invalidApplicationID`
     /// for IDs a file cannot be named after.
     public init(applicationID: String, store: PreferencesStore = .shared) throws(PrefsError) {
         self.applicationID = try PreferencesStore.canonicalApplication(applicationID)
         self.store = store
+        self.handle = try store.handle(application: self.applicationID)
+    }
+
+    /// The preferences of a suite: a domain shared by several programs
+    /// (`group.example`), read and written as an application of its own,
+    /// as `UserDefaults(suiteName:)` does. Throws `.invalidApplicationID`
+    /// for names a file cannot be named after and for the global domain
+    /// (where `UserDefaults(suiteName:)` returns nil).
+    public init(suiteName: String, store: PreferencesStore = .shared) throws(PrefsError) {
+        if (try? PreferencesStore.canonicalApplication(suiteName)) == globalDomainName {
+            throw PrefsError(.invalidApplicationID, "the global domain is not a suite")
+        }
+        try self.init(applicationID: suiteName, store: store)
     }
 
     /// The preferences of this process (named after the program, as
@@ -33,58 +55,100 @@ public struct Preferences: Sendable {
         try! Preferences(applicationID: ApplicationID.current)
     }
 
-    /// The global domain, shared by every application of the user.
+    /// The global domain (`NSGlobalDomain`), shared by every application of
+    /// the user.
     public static var global: Preferences {
         try! Preferences(applicationID: globalDomainName)
     }
 
     private var ownDomain: DomainID { DomainID(application: applicationID, user: .current, host: .any) }
 
-    // MARK: Reading
+    // MARK: Reading, as UserDefaults
 
-    /// The first value for `key` along the search list, or `nil`.
+    /// The first value for `key` along the search list (managed values,
+    /// arguments, the application's domains, suites, global domain,
+    /// registered and declared defaults), or `nil`. One hash lookup under
+    /// the store's lock, no allocation, no system call.
     public func object(forKey key: String) -> PropertyList? {
-        (try? store.value(forKey: key, application: applicationID)) ?? nil
+        var key = key
+        var problem: PrefsError? = nil
+        return key.withUTF8 { store.value(forKey: UnsafeRawBufferPointer($0), in: handle, problem: &problem) }
     }
 
     /// Reads like ``object(forKey:)``; setting stores in the app's own
     /// domain (current user, any host), and `nil` removes. A refused write
-    /// (a forced key, a value XML cannot hold) changes nothing; use
-    /// ``set(_:forKey:)`` to see why.
+    /// changes nothing; ``trySet(_:forKey:)`` says why.
     public subscript(key: String) -> PropertyList? {
         get { object(forKey: key) }
-        nonmutating set { try? set(newValue, forKey: key) }
+        nonmutating set { try? trySet(newValue, forKey: key) }
     }
 
-    /// The string for `key`, or `nil` when absent or not a string.
-    public func string(forKey key: String) -> String? { object(forKey: key)?.stringValue }
-    /// The value for `key` coerced to an integer as `PrefsGetAppIntegerValue` does; `nil` when absent or not coercible.
-    public func integer(forKey key: String) -> Int64? { object(forKey: key).flatMap(Coercion.integer) }
-    /// The value for `key` coerced to a boolean as `PrefsGetAppBooleanValue` does; `nil` when absent or not coercible.
-    public func bool(forKey key: String) -> Bool? { object(forKey: key).flatMap(Coercion.boolean) }
-    /// The real for `key` (an integer converts when exact); `nil` otherwise.
-    public func double(forKey key: String) -> Double? {
-        guard let v = object(forKey: key) else { return nil }
-        if let d = v.realValue { return d }
-        return v.integerValue.flatMap { Double(exactly: $0) }
-    }
-    /// The bytes for `key`, or `nil`.
+    /// The string for `key`; for a number, its decimal text (a boolean
+    /// "1" or "0"), as `UserDefaults` gives; `nil` when absent or another kind.
+    public func string(forKey key: String) -> String? { object(forKey: key).flatMap(FoundationCoercion.string) }
+
+    /// The integer for `key`: a real truncated toward zero, a boolean 1 or
+    /// 0, a string's leading decimal integer (`"12.34"` gives 12); 0 when
+    /// absent or not convertible, as `UserDefaults` gives.
+    public func integer(forKey key: String) -> Int { object(forKey: key).map(FoundationCoercion.integer) ?? 0 }
+
+    /// The real for `key`: a number, a boolean 1 or 0, a string's leading
+    /// decimal number (`"12.34"`, `"1e3"`); 0 when absent or not convertible.
+    public func double(forKey key: String) -> Double { object(forKey: key).map(FoundationCoercion.double) ?? 0 }
+
+    /// ``double(forKey:)`` rounded to the nearest `Float`.
+    public func float(forKey key: String) -> Float { Float(double(forKey: key)) }
+
+    /// The boolean for `key`: a number is true when non-zero, a string when
+    /// it starts with Y, y, T, t or a non-zero digit (`"YES"`, `"true"`,
+    /// `"1"`); false when absent or another kind, as `UserDefaults` gives.
+    public func bool(forKey key: String) -> Bool { object(forKey: key).map(FoundationCoercion.bool) ?? false }
+
+    /// The bytes of the data for `key`, or `nil` (Foundation's `Data` is
+    /// in the `PrefsFoundation` product).
+    @_disfavoredOverload
     public func data(forKey key: String) -> [UInt8]? { object(forKey: key)?.dataValue }
-    /// The date for `key` as seconds since 1970, or `nil`.
-    public func date(forKey key: String) -> Double? { object(forKey: key)?.dateValue }
-    /// The array for `key`, or `nil`.
+
+    /// The array for `key`, or `nil` when absent or another kind.
     public func array(forKey key: String) -> [PropertyList]? { object(forKey: key)?.arrayValue }
-    /// The dictionary for `key`, or `nil`.
-    public func dictionary(forKey key: String) -> PropertyListDictionary? { object(forKey: key)?.dictionaryValue }
+
+    /// The array of strings for `key`; `nil` when absent, another kind, or
+    /// when an element is not a string.
+    public func stringArray(forKey key: String) -> [String]? {
+        object(forKey: key).flatMap { [String](propertyList: $0) }
+    }
+
+    /// The dictionary for `key` with `String` keys, or `nil`.
+    public func dictionary(forKey key: String) -> [String: PropertyList]? {
+        object(forKey: key)?.dictionaryValue.map(Self.stringKeyed)
+    }
+
+    /// The date for `key` as seconds since 1970, or `nil` (Foundation's
+    /// `Date` is in the `PrefsFoundation` product).
+    public func date(forKey key: String) -> Double? { object(forKey: key)?.dateValue }
+
+    /// The value for `key` decoded as `T` (a `Codable` type stored as a
+    /// native dictionary or array by ``set(_:forKey:)``); `nil` when
+    /// absent or of another shape.
+    public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
+        guard let v = object(forKey: key) else { return nil }
+        return try? PropertyListValueDecoder().decode(type, from: v)
+    }
 
     /// Every key visible along the search list, with the value a read returns.
-    public func dictionaryRepresentation() -> PropertyListDictionary {
-        (try? store.dictionary(application: applicationID)) ?? [:]
+    public func dictionaryRepresentation() -> [String: PropertyList] {
+        Self.stringKeyed((try? store.dictionary(application: applicationID)) ?? [:])
     }
 
-    /// Whether a managed (forced) value decides `key`.
-    public func isForced(_ key: String) -> Bool {
+    /// Whether a managed (forced) value decides `key`: writes of it are refused.
+    public func objectIsForced(forKey key: String) -> Bool {
         (try? store.isForced(key, application: applicationID)) ?? false
+    }
+
+    /// Whether a managed (forced) value decides `key` of the domain
+    /// `domain` (an application ID, or `NSGlobalDomain`).
+    public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
+        (try? store.isForced(key, application: domain)) ?? false
     }
 
     /// Files along the search list that could not be used (did not parse,
@@ -93,33 +157,80 @@ public struct Preferences: Sendable {
         (try? store.problems(application: applicationID)) ?? []
     }
 
-    // MARK: Writing
+    // MARK: Writing, as UserDefaults
 
-    /// Stores `value` for `key` in the app's own domain (`nil` removes it).
-    /// Throws `.forcedValue` for managed keys and `.unrepresentable` for
-    /// values XML cannot hold; nothing changes then.
-    public func set(_ value: PropertyList?, forKey key: String) throws(PrefsError) {
-        try store.set([(key, value)], in: ownDomain)
+    /// Stores `value` for `key` in the app's own domain (current user, any
+    /// host); `nil` removes it. Any ``PropertyListConvertible`` passes,
+    /// variables as well as literals; a refused write changes nothing (see
+    /// ``trySet(_:forKey:)``).
+    public func set(_ value: (any PropertyListConvertible)?, forKey key: String) {
+        try? trySet(value, forKey: key)
     }
 
-    /// Removes `key` from the app's own domain.
-    public func removeObject(forKey key: String) throws(PrefsError) {
+    /// Stores a `Codable` value as native property-list values (a struct
+    /// as a dictionary, an array as an array); a value that cannot be
+    /// encoded changes nothing (see ``trySet(_:forKey:)-(Encodable,_)``).
+    @_disfavoredOverload
+    public func set<T: Encodable>(_ value: T, forKey key: String) {
+        try? trySet(value, forKey: key)
+    }
+
+    /// Stores a property list, so that literals mixing kinds
+    /// (`["Size": 12, "Name": "x"]`) pass too.
+    public func set(_ value: PropertyList?, forKey key: String) { try? trySet(value, forKey: key) }
+    /// Stores the integer `value` (`UserDefaults`' `set(_:forKey:)` for an `Int`).
+    public func set(_ value: Int, forKey key: String) { try? trySet(value, forKey: key) }
+    /// Stores the boolean `value`.
+    public func set(_ value: Bool, forKey key: String) { try? trySet(value, forKey: key) }
+    /// Stores the real `value`.
+    public func set(_ value: Double, forKey key: String) { try? trySet(value, forKey: key) }
+    /// Stores the real `value`, widened to `Double`.
+    public func set(_ value: Float, forKey key: String) { try? trySet(value, forKey: key) }
+
+    /// Removes `key` from the app's own domain: a read then finds the next
+    /// layer's value (a suite, the global domain, a default).
+    public func removeObject(forKey key: String) { try? tryRemoveObject(forKey: key) }
+
+    /// Writes this process's pending changes of this application and picks
+    /// up other processes' changes. Returns `false` when a write failed
+    /// (the changes then stay pending; ``trySynchronize()`` says why).
+    @discardableResult
+    public func synchronize() -> Bool { (try? trySynchronize()) != nil }
+
+    // MARK: Throwing twins
+
+    /// ``set(_:forKey:)``, throwing `.forcedValue` for managed keys and
+    /// `.unrepresentable` for values XML cannot hold; nothing changes then.
+    public func trySet(_ value: (any PropertyListConvertible)?, forKey key: String) throws(PrefsError) {
+        try store.set([(key, value?.propertyList)], in: ownDomain)
+    }
+
+    /// ``set(_:forKey:)`` for a `Codable` value, also throwing
+    /// `.unrepresentable` when the value cannot be encoded.
+    @_disfavoredOverload
+    public func trySet<T: Encodable>(_ value: T, forKey key: String) throws(PrefsError) {
+        try store.set([(key, Self.encode(value))], in: ownDomain)
+    }
+
+    /// ``removeObject(forKey:)``, throwing `.forcedValue` for managed keys.
+    public func tryRemoveObject(forKey key: String) throws(PrefsError) {
         try store.set([(key, nil)], in: ownDomain)
     }
 
-    /// Writes this process's pending changes of this application and picks
-    /// up other processes' changes. Throws when a write fails; the changes
-    /// then stay pending.
-    public func synchronize() throws(PrefsError) {
+    /// ``synchronize()``, throwing why a write failed.
+    public func trySynchronize() throws(PrefsError) {
         try store.synchronize(application: applicationID)
     }
 
     // MARK: Search list
 
     /// Merges `defaults` into this application's registration domain (in
-    /// memory, searched last).
-    public func register(defaults: PropertyListDictionary) {
-        try? store.register(defaults, application: applicationID)
+    /// memory, searched after every stored domain). Observers hear of each
+    /// key whose read result changes.
+    public func register(defaults: [String: any PropertyListConvertible]) {
+        var d = PropertyListDictionary(minimumCapacity: defaults.count)
+        for (k, v) in defaults { if let p = v.propertyList { d[PropertyList.Key(k)] = p } }
+        try? store.register(d, application: applicationID)
     }
 
     /// Registers the defaults of a plist dictionary or settings schema file.
@@ -128,13 +239,110 @@ public struct Preferences: Sendable {
     }
 
     /// Adds a suite (another application's domain) to the search list,
-    /// searched after the app's own domains, newest suite first.
-    public func addSuite(_ suiteID: String) throws(PrefsError) {
-        try store.addSuite(suiteID, to: applicationID)
-    }
+    /// searched after the app's own domains, newest suite first; an
+    /// invalid name changes nothing (``tryAddSuite(named:)`` says why).
+    public func addSuite(named suiteName: String) { try? tryAddSuite(named: suiteName) }
 
     /// Removes a suite from the search list.
-    public func removeSuite(_ suiteID: String) throws(PrefsError) {
-        try store.removeSuite(suiteID, from: applicationID)
+    public func removeSuite(named suiteName: String) { try? store.removeSuite(suiteName, from: applicationID) }
+
+    /// ``addSuite(named:)``, throwing `.invalidApplicationID` for a name a
+    /// file cannot be named after.
+    public func tryAddSuite(named suiteName: String) throws(PrefsError) {
+        try store.addSuite(suiteName, to: applicationID)
+    }
+
+    // MARK: Persistent domains
+
+    /// The stored values of the domain `domainName` (current user, any
+    /// host), without the search list; `nil` when it holds nothing.
+    public func persistentDomain(forName domainName: String) -> [String: PropertyList]? {
+        guard let id = try? Self.persistentID(domainName),
+            let values = try? store.values(in: id), !values.isEmpty
+        else { return nil }
+        return Self.stringKeyed(values)
+    }
+
+    /// Replaces the domain `domainName`'s stored values with `domain`, as one change.
+    public func setPersistentDomain(_ domain: [String: any PropertyListConvertible], forName domainName: String) {
+        try? trySetPersistentDomain(domain, forName: domainName)
+    }
+
+    /// ``setPersistentDomain(_:forName:)``, throwing why it was refused
+    /// (a forced key, a value XML cannot hold, an invalid name).
+    public func trySetPersistentDomain(
+        _ domain: [String: any PropertyListConvertible], forName domainName: String
+    )
+        throws(PrefsError)
+    {
+        let id = try Self.persistentID(domainName)
+        var changes: [(String, PropertyList?)] = []
+        let new = Set(domain.keys)
+        for k in try store.values(in: id).keys where !new.contains(k.string) { changes.append((k.string, nil)) }
+        for (k, v) in domain { changes.append((k, v.propertyList)) }
+        try store.set(changes, in: id)
+    }
+
+    /// Removes the domain `domainName`: its file goes away, pending changes
+    /// with it, and observers hear of every key that disappears.
+    public func removePersistentDomain(forName domainName: String) {
+        try? tryRemovePersistentDomain(forName: domainName)
+    }
+
+    /// ``removePersistentDomain(forName:)``, throwing why the file could not
+    /// be removed (nothing changes then).
+    public func tryRemovePersistentDomain(forName domainName: String) throws(PrefsError) {
+        try store.removeDomain(Self.persistentID(domainName))
+    }
+
+    private static func persistentID(_ name: String) throws(PrefsError) -> DomainID {
+        DomainID(application: try PreferencesStore.canonicalApplication(name), user: .current, host: .any)
+    }
+
+    // MARK: Volatile domains
+
+    /// The in-memory domain `domainName` (empty when unset, as
+    /// `UserDefaults` gives).
+    /// `NSArgumentDomain` and `NSRegistrationDomain` name the argument
+    /// domain and the registration domain of every application.
+    public func volatileDomain(forName domainName: String) -> [String: PropertyList] {
+        Self.stringKeyed(store.volatileDomain(domainName) ?? [:])
+    }
+
+    /// Sets the in-memory domain `domainName`; one named by one of the
+    /// user's languages is searched as a language domain.
+    public func setVolatileDomain(_ domain: [String: any PropertyListConvertible], forName domainName: String) {
+        var d = PropertyListDictionary(minimumCapacity: domain.count)
+        for (k, v) in domain { if let p = v.propertyList { d[PropertyList.Key(k)] = p } }
+        store.setVolatileDomain(domainName, d)
+    }
+
+    /// Removes the in-memory domain `domainName`.
+    public func removeVolatileDomain(forName domainName: String) {
+        store.setVolatileDomain(domainName, nil)
+    }
+
+    /// The names of the in-memory domains: `NSArgumentDomain` and those
+    /// set with ``setVolatileDomain(_:forName:)``, as Foundation lists them
+    /// on Linux.
+    public var volatileDomainNames: [String] {
+        ["NSArgumentDomain"] + store.volatileDomainNames
+    }
+
+    // MARK: Helpers
+
+    static func stringKeyed(_ d: PropertyListDictionary) -> [String: PropertyList] {
+        var out = [String: PropertyList](minimumCapacity: d.count)
+        for (k, v) in d { out[k.string] = v }
+        return out
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws(PrefsError) -> PropertyList? {
+        if let direct = value as? any PropertyListConvertible { return direct.propertyList }
+        do {
+            return try PropertyListValueEncoder().encode(value)
+        } catch {
+            throw PrefsError(.unrepresentable, "cannot encode \(T.self) as a property list: \(error)")
+        }
     }
 }

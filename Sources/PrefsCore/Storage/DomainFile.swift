@@ -118,6 +118,23 @@ final class Domain: @unchecked Sendable {
         values[key] = value
     }
 
+    /// Removes the domain's file (the name at `path`: a symlink goes, the
+    /// file it leads to stays) and forgets this process's pending changes,
+    /// so the domain is empty in memory and on disk. Returns whether a file
+    /// was removed. On failure nothing changes.
+    @discardableResult
+    func remove() throws(PrefsError) -> Bool {
+        let removed = try FileSystem.removeFile(path)
+        pending = [:]
+        values = [:]
+        source = nil
+        problem = nil
+        stamp = nil
+        file = path
+        loaded = true
+        return removed
+    }
+
     /// Writes this process's pending changes: under an exclusive lock on the
     /// file's directory, re-reads the file, applies only the pending keys,
     /// and replaces the file atomically and durably. A file that does not

@@ -294,6 +294,29 @@ package enum FileSystem {
         return target
     }
 
+    /// Removes the name `path` (a symlink itself, not what it leads to)
+    /// under the lock of its directory and flushes the directory. Returns
+    /// whether there was anything to remove; a missing directory or file
+    /// is no error.
+    @discardableResult
+    static func removeFile(_ path: String) throws(PrefsError) -> Bool {
+        let dir = parent(of: path)
+        guard access(dir, F_OK) == 0 else { return false }
+        return try withDirectoryLock(dir) { () throws(PrefsError) -> Bool in
+            try injectedFault("unlink")
+            guard unlink(path) == 0 else {
+                if errno == ENOENT { return false }
+                throw ioError("cannot remove", path)
+            }
+            let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if fd >= 0 {
+                _ = fsync(fd)
+                close(fd)
+            }
+            return true
+        }
+    }
+
     /// Names in directory `dir` (not `.` and `..`); empty when it does not exist.
     static func list(_ dir: String) -> [String] {
         guard let d = opendir(dir) else { return [] }

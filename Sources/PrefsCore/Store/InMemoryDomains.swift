@@ -8,18 +8,16 @@ extension PreferencesStore {
     /// (`NSGlobalDomain`: for every application).
     public func register(_ defaults: PropertyListDictionary, application app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
-        withLocked { s in
-            s.registration[app, default: [:]].merge(defaults) { _, new in new }
-            invalidateViews(&s)
+        try withState { (s: inout State) throws(PrefsError) in
+            changingShape(&s) { s in s.registration[app, default: [:]].merge(defaults) { _, new in new } }
         }
     }
 
     /// Replaces the argument domain with the `-key value` pairs of `args`
     /// (`args[0]`, the program, is skipped).
     public func setArguments(_ args: [String]) {
-        withLocked { s in
-            s.arguments = ArgumentDomain.parse(args)
-            invalidateViews(&s)
+        try? withState { (s: inout State) throws(PrefsError) in
+            changingShape(&s) { s in s.arguments = ArgumentDomain.parse(args) }
         }
     }
 
@@ -28,14 +26,21 @@ extension PreferencesStore {
     /// domain for every application; a domain named by one of the user's
     /// languages is searched as a language domain.
     public func setVolatileDomain(_ name: String, _ values: PropertyListDictionary?) {
-        withLocked { s in
-            switch name {
-            case "NSArgumentDomain": s.arguments = values ?? [:]
-            case "NSRegistrationDomain": s.registration[globalDomainName] = values
-            default: s.volatile[name] = values
+        try? withState { (s: inout State) throws(PrefsError) in
+            changingShape(&s) { s in
+                switch name {
+                case "NSArgumentDomain": s.arguments = values ?? [:]
+                case "NSRegistrationDomain": s.registration[globalDomainName] = values
+                default: s.volatile[name] = values
+                }
             }
-            invalidateViews(&s)
         }
+    }
+
+    /// The names of the volatile domains set with ``setVolatileDomain(_:_:)``
+    /// (not the argument and registration domains), sorted.
+    public var volatileDomainNames: [String] {
+        withLocked { s in s.volatile.keys.sorted() }
     }
 
     /// The named in-memory domain, if set.
@@ -54,19 +59,23 @@ extension PreferencesStore {
         let app = try Self.canonicalApplication(app)
         let suite = try Self.canonicalApplication(suite)
         guard suite != app, suite != globalDomainName else { return }
-        withLocked { s in
-            s.suites[app, default: []].removeAll { $0 == suite }
-            s.suites[app, default: []].insert(suite, at: 0)
-            relayer(app, &s)
+        try withState { (s: inout State) throws(PrefsError) in
+            changingShape(&s) { s in
+                s.suites[app, default: []].removeAll { $0 == suite }
+                s.suites[app, default: []].insert(suite, at: 0)
+                relayer(app, &s)
+            }
         }
     }
 
     /// Removes `suite` from `app`'s search list.
     public func removeSuite(_ suite: String, from app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
-        withLocked { s in
-            s.suites[app]?.removeAll { $0 == suite }
-            relayer(app, &s)
+        try withState { (s: inout State) throws(PrefsError) in
+            changingShape(&s) { s in
+                s.suites[app]?.removeAll { $0 == suite }
+                relayer(app, &s)
+            }
         }
     }
 }

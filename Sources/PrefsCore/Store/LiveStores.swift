@@ -56,7 +56,7 @@ enum LiveStores {
     }
 
     private static func flushAll() {
-        withEach(nil) { try? $0.synchronizeAll() }
+        withEach(nil) { try? $0.synchronizeAllUnretained() }
     }
 
     private static func prepareFork() {

@@ -138,13 +138,17 @@ final class ObserverRegistry: @unchecked Sendable {
     }
 
     func remove(_ id: Int) {
-        locked {
-            state.observers[id] = nil
+        let removed = locked { () -> Observer? in
+            let o = state.observers.removeValue(forKey: id)
             let onDeliveringThread = state.deliveringThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
             while state.delivering == id && !onDeliveringThread {
                 pthread_cond_wait(condition, mutex)
             }
+            return o
         }
+        // The callback is released here, outside the lock: what it holds
+        // may be the last reference to the store, whose deinit takes it.
+        withExtendedLifetime(removed) {}
     }
 
     /// Queues one notification per (application, key) for delivery.
@@ -206,7 +210,7 @@ final class ObserverRegistry: @unchecked Sendable {
                 return
             }
             let change = state.queue.removeFirst()
-            let targets = state.observers.filter { _, o in
+            var targets = state.observers.filter { _, o in
                 o.application == change.application && (o.key == nil || o.key == change.key)
             }.sorted { $0.key < $1.key }
             for (id, observer) in targets where state.observers[id] != nil {
@@ -217,6 +221,11 @@ final class ObserverRegistry: @unchecked Sendable {
                 state.delivering = nil
                 pthread_cond_broadcast(condition)
             }
+            // Callbacks removed meanwhile are released here, outside the
+            // lock (see remove(_:)).
+            pthread_mutex_unlock(mutex)
+            targets.removeAll()
+            pthread_mutex_lock(mutex)
         }
     }
 }

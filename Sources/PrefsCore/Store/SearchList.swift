@@ -31,6 +31,8 @@ extension PreferencesStore {
         case arguments
         case languages
         case registration(String)
+        /// The defaults of the typed keys the process declared.
+        case declared
     }
 
     // MARK: The search list
@@ -54,6 +56,7 @@ extension PreferencesStore {
         l.append(.languages)
         if !isGlobal { l.append(.registration(app)) }
         l.append(.registration(globalDomainName))
+        l.append(.declared)
         return l
     }
 
@@ -68,6 +71,7 @@ extension PreferencesStore {
             }
             return nil
         case .registration(let app): return s.registration[app]?[key]
+        case .declared: return DeclaredDefaults.value(key)
         }
     }
 
@@ -82,6 +86,7 @@ extension PreferencesStore {
             }
             return merged
         case .registration(let app): return s.registration[app] ?? [:]
+        case .declared: return DeclaredDefaults.all
         }
     }
 

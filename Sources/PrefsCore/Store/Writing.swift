@@ -67,9 +67,11 @@ extension PreferencesStore {
     @discardableResult
     public func synchronize(application app: String) throws(PrefsError) -> PrefsError? {
         let app = try Self.canonicalApplication(app)
-        return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
+        return try withState { (s: inout State) throws(PrefsError) -> PrefsError? in
             var note: PrefsError? = nil
             var failure: PrefsError? = nil
+            // Other processes' changes met here reach observers too.
+            let before = observers.isEmpty ? [:] : snapshot(&s)
             let own = [DomainUser.current, .any].flatMap { u in
                 [DomainHost.current, .any].map { h in locations.path(of: DomainID(application: app, user: u, host: h)) }
             }
@@ -78,6 +80,7 @@ extension PreferencesStore {
                 do throws(PrefsError) { if let n = try commit(d) { note = n } } catch { failure = failure ?? error }
             }
             refreshAll(app, &s)
+            s.outbox += differences(before, &s)
             if let failure { throw failure }
             return note
         }
@@ -99,14 +102,26 @@ extension PreferencesStore {
     /// Writes every pending change of every domain; the first failure is
     /// thrown after all were tried.
     public func synchronizeAll() throws(PrefsError) {
-        try withLocked { (s: inout State) throws(PrefsError) in
-            var failure: PrefsError? = nil
-            for d in s.domains.values where d.hasPendingChanges {
-                do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
-            }
-            s.flushScheduled = false
-            if let failure { throw failure }
+        try withLocked { (s: inout State) throws(PrefsError) in try synchronizeAll(&s) }
+    }
+
+    /// ``synchronizeAll()`` for the writer thread and the exit handler,
+    /// which reach the store through `LiveStores` under its lock: takes no
+    /// reference to the store. A store whose last reference the program
+    /// has dropped is then in its deinit, waiting for that lock; a retain
+    /// and release here would run its deinit a second time, on this
+    /// thread, which waits for the lock it holds.
+    func synchronizeAllUnretained() throws(PrefsError) {
+        try lock.withLock { () throws(PrefsError) in try synchronizeAll(&state) }
+    }
+
+    private func synchronizeAll(_ s: inout State) throws(PrefsError) {
+        var failure: PrefsError? = nil
+        for d in s.domains.values where d.hasPendingChanges {
+            do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
         }
+        s.flushScheduled = false
+        if let failure { throw failure }
     }
 
     // MARK: Writing by itself
@@ -119,6 +134,49 @@ extension PreferencesStore {
 
     /// Writes the changes the background writer was asked to write.
     func writeScheduled() throws(PrefsError) {
-        try synchronizeAll()
+        try synchronizeAllUnretained()
+    }
+}
+
+extension PreferencesStore {
+    // MARK: Removing a domain
+
+    /// Removes the stored domain `id`: its file goes away (a symlink
+    /// itself, not the file it leads to), this process's pending changes of
+    /// it with it, observers hear of every key whose read result changed,
+    /// and ``applications(user:host:)`` no longer lists it. Returns `true`
+    /// when the domain no longer exists afterwards. Throws `.io` when the
+    /// file cannot be removed; nothing changes then.
+    @discardableResult
+    public func removeDomain(_ id: DomainID) throws(PrefsError) -> Bool {
+        let id = try validated(id)
+        let path = locations.path(of: id)
+        return try withState { (s: inout State) throws(PrefsError) -> Bool in
+            let d = domain(path, &s)
+            let before = observers.isEmpty ? [:] : snapshot(&s)
+            let removed = try d.remove()
+            if removed { announce(d) }
+            invalidateViews(&s)
+            s.outbox += differences(before, &s)
+            return true
+        }
+    }
+
+    /// The first value for `key` along `app`'s search list, leaving out the
+    /// registration domains and declared defaults: what a user, an
+    /// administrator or a command line set.
+    package func valueIgnoringDefaults(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
+        let app = try Self.canonicalApplication(app)
+        let k = PropertyList.Key(key)
+        return withLocked { s in
+            noticeChanges(&s)
+            for layer in view(app, &s).layers {
+                switch layer {
+                case .registration, .declared: continue
+                default: if let v = lookup(k, in: layer, &s) { return v }
+                }
+            }
+            return nil
+        }
     }
 }
