@@ -48,7 +48,7 @@ static void on_alarm(int sig)
 }
 
 /* The handlers in place before ours (the sanitizer's), per crash signal. */
-static const int crash_signals[] = { SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
+static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
 static struct sigaction previous[sizeof crash_signals / sizeof crash_signals[0]];
 
 /* Names the input, then hands the signal to the previous handler. */
