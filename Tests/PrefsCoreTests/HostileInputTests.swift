@@ -311,20 +311,22 @@ struct HostileResourceTests {
     }
 
     /// One element carrying N distinct attributes cost N^2 / 2 comparisons
-    /// inside libxml2 (seconds for 200,000); it is refused before that.
+    /// inside libxml2 (seconds for 200,000, many minutes for 1,000,000); it
+    /// is refused before that. The time bound only tells a refusal from
+    /// that quadratic work, on any machine.
     @Test func manyAttributesAreRefusedQuickly() {
-        for count in [9, 20_000, 200_000] {
+        for count in [9, 20_000, 1_000_000] {
             var doc = utf8("<plist version=\"1.0\"><string")
             for i in 0..<count { doc += utf8(" a\(i)=\"\"") }
             doc += utf8(">x</string></plist>")
             let time = secondsTaken { expectRefused(doc, .malformed) }
-            #expect(time < 0.5, "\(count) attributes: refusal took \(time) s")
+            #expect(time < 30, "\(count) attributes: refusal took \(time) s")
         }
         // Namespace declarations count as attributes.
         var ns = utf8("<plist")
-        for i in 0..<50_000 { ns += utf8(" xmlns:p\(i)=\"u\"") }
+        for i in 0..<500_000 { ns += utf8(" xmlns:p\(i)=\"u\"") }
         ns += utf8("><true/></plist>")
-        #expect(secondsTaken { expectRefused(ns, .malformed) } < 0.5)
+        #expect(secondsTaken { expectRefused(ns, .malformed) } < 30)
         // Values holding `=` and `>` are not attributes; eight are allowed.
         var eight = "<plist version=\"1.0\""
         for i in 0..<7 { eight += " a\(i)=\"x=y>z\"" }
