@@ -9,8 +9,17 @@ import Synchronization
 /// first use), so every reader in the process, C callers included, sees it
 /// from then on without a call to register it. Its lock is a leaf: taken
 /// under a store's lock, never held while taking another.
+///
+/// Stores are not told of a new default: each compares ``generation`` with
+/// the one it last saw at its next read (one load, like the change
+/// counters) and then rebuilds its views. Telling them would mean calling
+/// into every live store under the live-stores lock, where a reference
+/// taken to a store that another thread just let go of makes this thread
+/// run its deinit, which waits for that very lock.
 enum DeclaredDefaults {
     private static let values = Mutex(PropertyListDictionary())
+    /// Moves each time a default is declared or changed.
+    static let generation = Atomic<Int>(0)
 
     /// The declared default of `key`, if any.
     static func value(_ key: PropertyList.Key) -> PropertyList? {
@@ -22,8 +31,8 @@ enum DeclaredDefaults {
         values.withLock { $0 }
     }
 
-    /// Declares `value` as the default of `key`; every live store then
-    /// reads it and tells its observers when a read's result changed.
+    /// Declares `value` as the default of `key`; every store sees it from
+    /// its next read on, and tells its observers what it changed.
     static func declare(_ key: String, _ value: PropertyList) {
         let k = PropertyList.Key(key)
         let changed = values.withLock { d -> Bool in
@@ -31,24 +40,18 @@ enum DeclaredDefaults {
             d[k] = value
             return true
         }
-        guard changed else { return }
-        LiveStores.withEach(nil) { $0.declaredDefaultsChanged() }
+        if changed { generation.add(1, ordering: .releasing) }
     }
 }
 
 extension PreferencesStore {
-    /// Rebuilds the views after a declared default changed, telling
-    /// observers what it altered. Called through `LiveStores` under its
-    /// lock, so it takes no reference to the store (see
-    /// ``synchronizeAllUnretained()``).
-    func declaredDefaultsChanged() {
-        let outbox = lock.withLock { () -> [(application: String, key: String)] in
-            changingShape(&state) { _ in }
-            let o = state.outbox
-            state.outbox = []
-            return o
-        }
-        observers.post(outbox)
+    /// Rebuilds the views when a default was declared since this store
+    /// last looked (under the store's lock, at each read).
+    func noticeDeclaredDefaults(_ s: inout State) {
+        let now = DeclaredDefaults.generation.load(ordering: .acquiring)
+        guard now != s.declaredGeneration else { return }
+        s.declaredGeneration = now
+        changingShape(&s) { _ in }
     }
 
     /// Runs `body`, which changes in-memory layers or the shape of search

@@ -68,6 +68,7 @@ extension PreferencesStore {
             }
         }
         if moved { refreshLoaded(&s) }
+        noticeDeclaredDefaults(&s)
     }
 
     func refreshLoaded(_ s: inout State) {

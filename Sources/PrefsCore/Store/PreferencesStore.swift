@@ -67,6 +67,7 @@ public final class PreferencesStore: @unchecked Sendable {
             ChangeCounter(directory: locations.managedDirectory, createOnWrite: makes),
         ]
         s.seenCounts = counters.map(\.value)
+        s.declaredGeneration = DeclaredDefaults.generation.load(ordering: .acquiring)
         state = s
         LiveStores.add(self)
     }
@@ -92,6 +93,8 @@ public final class PreferencesStore: @unchecked Sendable {
         var flushScheduled = false
         /// The change counters as this process last saw them.
         var seenCounts: [UInt64] = []
+        /// ``DeclaredDefaults/generation`` as this store last saw it.
+        var declaredGeneration = 0
         /// Changes to deliver to observers once the lock is released.
         var outbox: [(application: String, key: String)] = []
         /// Files that cannot be used, by path, that no read has reported yet.
