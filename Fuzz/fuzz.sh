@@ -110,17 +110,20 @@ build() {
 }
 
 replay() {
-    local t failed=0
+    local t failed=0 passes=0 failures=0
     for t in "${TARGETS[@]}"; do
         if ASAN_OPTIONS=detect_leaks=1:handle_sigill=1:hard_rss_limit_mb=500:quarantine_size_mb=16 \
             ".build/fuzz/replay/$t" "$SEEDS/$t" "$CORPUS/$t" >".build/fuzz/replay/$t.log" 2>&1; then
             echo "PASS  fuzz-replay/$t  ($(tail -n 1 ".build/fuzz/replay/$t.log"))"
+            passes=$((passes + 1))
         else
+            failures=$((failures + 1))
             echo "FAIL  fuzz-replay/$t"
             tail -n 40 ".build/fuzz/replay/$t.log" | sed 's/^/      | /'
             failed=1
         fi
     done
+    echo "$passes passed, $failures failed"
     return $failed
 }
 
