@@ -42,7 +42,7 @@ enum ConfigMapping {
         switch type {
         case .string:
             if let s = v.stringValue { return .string(s) }
-            if let t = v.dateValue, let text = isoDate(t) { return .string(text) }
+            if let t = v.dateValue, let text = ScalarText.formatISODate(t) { return .string(text) }
             return nil
         case .int: return int(v).map(ConfigContent.int)
         case .double: return double(v).map(ConfigContent.double)
@@ -54,30 +54,6 @@ enum ConfigMapping {
         case .boolArray: return array(v, bool).map(ConfigContent.boolArray)
         case .byteChunkArray: return array(v, \.dataValue).map(ConfigContent.byteChunkArray)
         }
-    }
-
-    /// `t` (seconds since 1970, whole seconds as stored) as
-    /// `YYYY-MM-DDThh:mm:ssZ`; `nil` outside the years 0001-9999.
-    static func isoDate(_ t: Double) -> String? {
-        guard t.isFinite, t >= -62_135_596_800, t < 253_402_300_800 else { return nil }
-        let secs = Int64(t.rounded(.down))
-        let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
-        let rem = secs - days * 86400
-        // Civil date from days since 1970-01-01 (proleptic Gregorian).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func pad(_ n: Int64, _ w: Int) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, w - s.count)) + s
-        }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2))Z"
     }
 
     private static func array<T>(_ v: PropertyList, _ element: (PropertyList) -> T?) -> [T]? {

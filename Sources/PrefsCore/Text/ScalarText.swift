@@ -396,8 +396,9 @@ package enum ScalarText {
         return (y, m, d, rem / 3600, rem / 60 % 60, rem % 60)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SSZ`, or `nil` outside the years 0001-9999.
-    static func formatISODate(_ t: Double) -> String? {
+    /// `YYYY-MM-DDTHH:MM:SSZ`, as an XML property list writes the date
+    /// (Foundation's calendar), or `nil` outside the years 0001-9999.
+    package static func formatISODate(_ t: Double) -> String? {
         guard let c = components(t) else { return nil }
         return pad(c.year, 4) + "-" + pad(c.month, 2) + "-" + pad(c.day, 2) + "T"
             + pad(c.hour, 2) + ":" + pad(c.minute, 2) + ":" + pad(c.second, 2) + "Z"
