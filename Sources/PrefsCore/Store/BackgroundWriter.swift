@@ -85,7 +85,7 @@ enum BackgroundWriter {
             due.removeAll { $0.at <= t }
             pthread_mutex_unlock(mutex)
             // A store that went away meanwhile is no longer live, and is skipped.
-            LiveStores.withEach(ready) { try? $0.writeScheduled() }
+            LiveStores.withEach(ready) { try? $0.synchronizeAllUnretained() }
             pthread_mutex_lock(mutex)
         }
     }

@@ -131,11 +131,6 @@ extension PreferencesStore {
         // Without a writer thread, the exit handler and synchronize still write.
         s.flushScheduled = BackgroundWriter.schedule(self)
     }
-
-    /// Writes the changes the background writer was asked to write.
-    func writeScheduled() throws(PrefsError) {
-        try synchronizeAllUnretained()
-    }
 }
 
 extension PreferencesStore {
