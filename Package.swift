@@ -10,12 +10,18 @@ let libraryLinkerFlags = [
     "-static-stdlib",
     // lld leaves no local symbols in the dynamic symbol table (gold keeps a few).
     "-use-ld=lld",
+    // libstdc++ linked in statically (see Sources/Prefs/link/libstdc++.so).
+    "-L", "\(Context.packageDirectory)/Sources/Prefs/link",
     "-Xlinker", "-soname=libprefs.so.1",
     // The library's threads outlive any call: it must never be unloaded
     // under them by dlclose.
     "-Xlinker", "-z", "-Xlinker", "nodelete",
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/Prefs/exports.map",
 ]
+
+// Where Debian (and most distributions) put libxml2's headers; what
+// `pkg-config --cflags libxml-2.0` says.
+let libxml2Headers: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]
 
 let package = Package(
     name: "libprefs",
@@ -36,19 +42,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [])
     ],
     targets: [
-        .systemLibrary(
-            name: "CLibXML2",
-            path: "Sources/CLibXML2",
-            pkgConfig: "libxml-2.0",
-            providers: [.apt(["libxml2-dev"])]
-        ),
+        // libxml2's headers only: the library is loaded when XML is first
+        // parsed, not linked (see Sources/CLibXML2/shim.h). No pkgConfig,
+        // which would link it; its headers' directory is named below.
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", providers: [.apt(["libxml2-dev"])]),
         // The public header, as the C face's contract (`@c @implementation`).
         .systemLibrary(name: "CPrefs", path: "include/prefs"),
         // Atomics on shared file mappings.
         .systemLibrary(name: "CAtomics", path: "Sources/CAtomics"),
         // Fork handlers installed at load time, and the state they guard.
         .target(name: "CProcessHooks", path: "Sources/CProcessHooks"),
-        .target(name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics", "CProcessHooks"]),
+        .target(
+            name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics", "CProcessHooks"],
+            swiftSettings: libxml2Headers),
         // The `prefs` command's code, linked into libprefs.so and entered
         // through prefs_tool_main; `bin/prefs` is tools/prefs.c, built by
         // the Makefile. Not a product: nothing else may import it.
@@ -56,12 +62,15 @@ let package = Package(
         .target(
             name: "Prefs",
             dependencies: ["PrefsCore", "PrefsTool", "CPrefs"],
-            exclude: ["exports.map"],
+            exclude: ["exports.map", "link"],
             linkerSettings: [.unsafeFlags(libraryLinkerFlags)]
         ),
         .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         // Fixtures are read by path from the tests, not bundled as resources.
-        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"],
+            // `@testable import` loads the core's private imports too.
+            swiftSettings: libxml2Headers),
         .target(
             name: "PrefsConfiguration",
             dependencies: ["PrefsCore", .product(name: "Configuration", package: "swift-configuration")],

@@ -20,16 +20,18 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
 
-static inline void prefs_xml_free(void *p)
-{
-    xmlFree(p);
-}
+/* libprefs does not link libxml2: it loads it (dlopen) the first time an
+ * XML property list is parsed, so that a process that only reads through
+ * the binary indexes never pays for libxml2 and the libraries it pulls in
+ * (ICU, lzma, zlib). Only libxml2's types come from these headers; its
+ * functions are called through pointers found with dlsym. */
 
 /* libxml2 reports some errors (encoding conversion, I/O) through its
  * per-thread "generic" error function, which prints to stderr by default.
  * A library must not write to its host's stderr, nor keep the host's own
  * handler from working: these swap in a silent handler for one parse and
- * put the previous one back. The function is variadic, hence C. */
+ * put the previous one back. The function is variadic, hence C; libxml2's
+ * functions are passed in as the addresses dlsym found. */
 static void prefs_xml_silent(void *ctx, const char *msg, ...)
 {
     (void)ctx;
@@ -41,16 +43,33 @@ typedef struct {
     void *context;
 } prefs_xml_error_state;
 
-static inline prefs_xml_error_state prefs_xml_silence(void)
+typedef struct {
+    /* __xmlGenericError, __xmlGenericErrorContext, xmlSetGenericErrorFunc */
+    xmlGenericErrorFunc *(*generic_error)(void);
+    void **(*generic_error_context)(void);
+    void (*set_generic_error_func)(void *, xmlGenericErrorFunc);
+} prefs_xml_error_functions;
+
+static inline prefs_xml_error_functions
+prefs_xml_error_functions_at(void *generic_error, void *generic_error_context, void *set_generic_error_func)
 {
-    prefs_xml_error_state previous = {xmlGenericError, xmlGenericErrorContext};
-    xmlSetGenericErrorFunc(NULL, prefs_xml_silent);
+    prefs_xml_error_functions f;
+    f.generic_error = (xmlGenericErrorFunc * (*)(void)) generic_error;
+    f.generic_error_context = (void **(*)(void))generic_error_context;
+    f.set_generic_error_func = (void (*)(void *, xmlGenericErrorFunc))set_generic_error_func;
+    return f;
+}
+
+static inline prefs_xml_error_state prefs_xml_silence(prefs_xml_error_functions f)
+{
+    prefs_xml_error_state previous = {*f.generic_error(), *f.generic_error_context()};
+    f.set_generic_error_func(NULL, prefs_xml_silent);
     return previous;
 }
 
-static inline void prefs_xml_restore(prefs_xml_error_state previous)
+static inline void prefs_xml_restore(prefs_xml_error_functions f, prefs_xml_error_state previous)
 {
-    xmlSetGenericErrorFunc(previous.context, previous.func);
+    f.set_generic_error_func(previous.context, previous.func);
 }
 
 #endif

@@ -1,49 +1,47 @@
-import CLibXML2
+internal import CLibXML2
 import Glibc
 
 /// Reads XML property lists with libxml2's SAX2 parser, building values as
 /// elements close (no DOM). Strict: see ``XMLPropertyList/read(_:)``.
 enum XMLReader {
-    private static let initialized: Void = { xmlInitParser() }()
-
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
-        _ = initialized
+        let xml = try LibXML2.functions
         guard bytes.count > 0 else {
             throw PrefsError(.malformed, "empty input at line 1: no property list")
         }
         guard bytes.count <= Int(Int32.max) else {
             throw PrefsError(.malformed, "input of \(bytes.count) bytes is larger than the XML reader takes (2 GiB)")
         }
-        let previousErrorHandler = prefs_xml_silence()
-        defer { prefs_xml_restore(previousErrorHandler) }
+        let previousErrorHandler = prefs_xml_silence(xml.errors)
+        defer { prefs_xml_restore(xml.errors, previousErrorHandler) }
         // No bytes yet: libxml2 reports what it finds in them (an encoding
         // it cannot read, say) through the handlers, which need the state
         // set below. Everything is pushed in chunks by `push`.
         var sax = handler
-        guard let ctxt = xmlCreatePushParserCtxt(&sax, nil, nil, 0, nil) else {
+        guard let ctxt = xml.createPushParserCtxt(&sax, nil, nil, 0, nil) else {
             throw PrefsError(.internal, "libxml2 could not create a parser")
         }
         defer {
             // libxml2 builds a document of its own for entity declarations
             // even in SAX mode, and the context does not free it.
             if let doc = ctxt.pointee.myDoc {
-                xmlFreeDoc(doc)
+                xml.freeDoc(doc)
                 ctxt.pointee.myDoc = nil
             }
-            xmlFreeParserCtxt(ctxt)
+            xml.freeParserCtxt(ctxt)
         }
 
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-        state.initialize(to: State(ctxt: ctxt))
+        state.initialize(to: State(ctxt: ctxt, xml: xml))
         defer { state.deinitialize(count: 1); state.deallocate() }
         ctxt.pointee._private = UnsafeMutableRawPointer(state)
         // No network, no DTD loading, no entity substitution, no huge input.
-        _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
-        push(bytes, to: ctxt, state)
+        _ = xml.ctxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
+        push(bytes, to: ctxt, state, xml)
 
         if let error = state.pointee.error { throw error }
         guard ctxt.pointee.wellFormed != 0 else {
-            throw PrefsError(.malformed, "malformed XML at line \(xmlSAX2GetLineNumber(ctxt))")
+            throw PrefsError(.malformed, "malformed XML at line \(xml.getLineNumber(ctxt))")
         }
         guard let root = state.pointee.root else {
             throw PrefsError(.malformed, "no property-list value in the document")
@@ -66,12 +64,12 @@ enum XMLReader {
     /// UTF-8). A tag that arrives whole within one chunk holds at most
     /// about `chunkSize / 5` attributes, a bounded cost, and is refused
     /// when its element starts.
-    private static func push(_ bytes: UnsafeRawBufferPointer, to ctxt: xmlParserCtxtPtr, _ state: UnsafeMutablePointer<State>) {
+    private static func push(_ bytes: UnsafeRawBufferPointer, to ctxt: xmlParserCtxtPtr, _ state: UnsafeMutablePointer<State>, _ xml: LibXML2) {
         var offset = 0
         var tag = PendingTag()
         while offset < bytes.count && state.pointee.error == nil && ctxt.pointee.instate != XML_PARSER_EOF {
             let n = min(chunkSize, bytes.count - offset)
-            _ = xmlParseChunk(ctxt, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(n), 0)
+            _ = xml.parseChunk(ctxt, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(n), 0)
             offset += n
             if ctxt.pointee.instate == XML_PARSER_START_TAG, state.pointee.error == nil,
                 tag.count(in: ctxt) > maxAttributes
@@ -80,7 +78,7 @@ enum XMLReader {
             }
         }
         if state.pointee.error == nil && ctxt.pointee.instate != XML_PARSER_EOF {
-            _ = xmlParseChunk(ctxt, nil, 0, 1)
+            _ = xml.parseChunk(ctxt, nil, 0, 1)
         }
     }
 
@@ -159,6 +157,7 @@ enum XMLReader {
 
     struct State {
         let ctxt: xmlParserCtxtPtr
+        let xml: LibXML2
         var frames: [Frame] = []
         /// Open elements, innermost last (nil for the <plist> wrapper's siblings never happen: libxml2 refuses them).
         var open: [Element] = []
@@ -168,11 +167,11 @@ enum XMLReader {
         var root: PropertyList? = nil
         var error: PrefsError? = nil
 
-        var line: Int32 { xmlSAX2GetLineNumber(ctxt) }
+        var line: Int32 { xml.getLineNumber(ctxt) }
 
         mutating func fail(_ code: PrefsError.Code, _ message: String) {
             if error == nil { error = PrefsError(code, "\(message) at line \(line)") }
-            xmlStopParser(ctxt)
+            xml.stopParser(ctxt)
         }
 
         /// Whether a value may start here; reports why not.
@@ -384,7 +383,7 @@ enum XMLReader {
                 code = .malformed
             }
             s.pointee.error = PrefsError(code, "\(message) at line \(error.pointee.line)")
-            xmlStopParser(s.pointee.ctxt)
+            s.pointee.xml.stopParser(s.pointee.ctxt)
         }
         return h
     }()
