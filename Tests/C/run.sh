@@ -309,6 +309,13 @@ else
     else
         pass library/no-swift-runtime "needs only: $(tr '\n' ' ' <"$WORK/needed" | sed 's/ $//')"
     fi
+    # libxml2 is loaded when XML is first parsed and libstdc++ is linked in,
+    # so that a program's start binds neither (BENCHMARKS.md).
+    if grep -E '^libxml2|^libstdc\+\+|^libicu' "$WORK/needed" >"$WORK/heavy-needed"; then
+        fail library/lean-start "needs $(tr '\n' ' ' <"$WORK/heavy-needed")" "$WORK/needed"
+    else
+        pass library/lean-start "needs no libxml2, ICU or libstdc++ at start"
+    fi
 
     # dlopen, use, dlclose, live on: the library must stay loaded under its threads.
     if grep -q 'Flags:.*NODELETE' "$WORK/dynamic"; then
@@ -316,7 +323,7 @@ else
         if ! "$CC" "${USER_CFLAGS[@]}" -std=c99 -Wall -Wextra -Werror "${SAN[@]}" -o "$exe" "$HERE/dlclose_check.c" $PC_CFLAGS -ldl "${USER_LDFLAGS[@]}" >"$exe.log" 2>&1; then
             fail library/dlclose "dlclose_check.c does not compile" "$exe.log"
         elif (mkdir -p "$WORK/dlclose/config" && cd "$WORK" &&
-              XDG_CONFIG_HOME="$WORK/dlclose/config" PREFS_SYSTEM_DIR="$WORK/dlclose/system" \
+              XDG_CONFIG_HOME="$WORK/dlclose/config" XDG_CACHE_HOME="$WORK/dlclose/cache" PREFS_SYSTEM_DIR="$WORK/dlclose/system" \
               PREFS_MANAGED_DIR="$WORK/dlclose/managed" run_limited "$exe.log" "$exe" "$LIB") &&
            sanitizer_clean "$exe.log"; then
             pass library/dlclose "NODELETE; used, closed, and its threads ran on"

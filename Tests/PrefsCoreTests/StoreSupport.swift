@@ -51,8 +51,12 @@ final class StoreSandbox: @unchecked Sendable {
     var locations: Locations {
         Locations(
             userDirectory: config, systemDirectory: system, managedDirectory: managed,
-            hostID: testHostID, userName: testUserName, runtimeDirectory: runtime)
+            hostID: testHostID, userName: testUserName, runtimeDirectory: runtime, indexDirectory: indexDirectory)
     }
+
+    /// Where the stores keep their domain indexes (a cache, not listed by
+    /// ``allFiles()``).
+    var indexDirectory: String { root + "/cache/prefs" }
 
     /// The file the contract names for a domain, spelled out here rather
     /// than asked of the library.
@@ -67,7 +71,7 @@ final class StoreSandbox: @unchecked Sendable {
     }
 
     /// Every regular file under the root, relative to it, sorted; not the
-    /// stores' change counters (`runtime/prefs-changes`, made when a store
+    /// domain indexes, nor the stores' change counters (`runtime/prefs-changes`, made when a store
     /// starts, and `.prefs-changes` in a directory written to), which belong
     /// to no domain.
     func allFiles() -> [String] {
@@ -79,7 +83,7 @@ final class StoreSandbox: @unchecked Sendable {
                 var st = stat()
                 guard lstat(full, &st) == 0 else { continue }
                 if (st.st_mode & S_IFMT) == S_IFDIR {
-                    walk(full, r)
+                    if r != "cache" { walk(full, r) }
                 } else if name != ChangeCounter.fileName && name != ChangeCounter.runtimeFileName {
                     out.append(r)
                 }

@@ -131,14 +131,14 @@ else
     loaded=$(LD_LIBRARY_PATH=$SYSROOT/$LIBDIR LD_TRACE_LOADED_OBJECTS=1 "$WORK/app" | awk '$1 ~ /^libprefs/ { print $3 }')
     if [ "$loaded" != "$SYSROOT/$LIBDIR/libprefs.so.$MAJOR" ]; then
         fail deb/c-program "loads libprefs from '${loaded:-nowhere}', not from the root"
-    elif LD_LIBRARY_PATH=$SYSROOT/$LIBDIR XDG_CONFIG_HOME=$WORK/config "$WORK/app" >"$WORK/app.log" 2>&1; then
+    elif LD_LIBRARY_PATH=$SYSROOT/$LIBDIR XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache "$WORK/app" >"$WORK/app.log" 2>&1; then
         pass deb/c-program "built with \$(pkg-config --cflags --libs prefs), ran: $(cat "$WORK/app.log")"
     else
         fail deb/c-program "exit status $?" "$WORK/app.log"
     fi
 fi
 
-if LD_LIBRARY_PATH=$SYSROOT/$LIBDIR XDG_CONFIG_HOME=$WORK/config "$SYSROOT/usr/bin/prefs" read com.example.deb Greeting \
+if LD_LIBRARY_PATH=$SYSROOT/$LIBDIR XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache "$SYSROOT/usr/bin/prefs" read com.example.deb Greeting \
         >"$WORK/prefs.log" 2>&1 && [ "$(cat "$WORK/prefs.log")" = "from a packaged library" ]; then
     pass deb/prefs "the packaged prefs reads what the C program wrote"
 else

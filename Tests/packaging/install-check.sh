@@ -145,12 +145,12 @@ C
             $(pkg-config --cflags --libs prefs) -Wl,-rpath,"$(pkg-config --variable=libdir prefs)" $LDFLAGS \
             >"$WORK/cc.log" 2>&1; then
         fail install/private-prefix-c "does not compile as the README says" "$WORK/cc.log"
-    elif ! XDG_CONFIG_HOME=$WORK/config "$WORK/app" >"$WORK/app.log" 2>&1; then
+    elif ! XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache "$WORK/app" >"$WORK/app.log" 2>&1; then
         fail install/private-prefix-c "runs without LD_LIBRARY_PATH: exit status $?" "$WORK/app.log"
     else
         pass install/private-prefix-c "pkg-config and -Wl,-rpath,\$(pkg-config --variable=libdir prefs): $(cat "$WORK/app.log")"
     fi
-    if XDG_CONFIG_HOME=$WORK/config "$PRIV/bin/prefs" read com.example.install FontSize >"$WORK/prefs.log" 2>&1 &&
+    if XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache "$PRIV/bin/prefs" read com.example.install FontSize >"$WORK/prefs.log" 2>&1 &&
        [ "$(cat "$WORK/prefs.log")" = 14 ]; then
         pass install/private-prefix-prefs "bin/prefs runs without LD_LIBRARY_PATH and reads what the C program wrote"
     else

@@ -6,8 +6,12 @@ final class Domain: @unchecked Sendable {
     typealias Values = PropertyListDictionary
 
     let path: String
-    /// What reads see: the file's content with `pending` applied.
-    private(set) var values: Values = [:]
+    /// What reads see: the file's content with `pending` applied; `nil`
+    /// while the content is only in `indexed`.
+    private var materialized: Values? = [:]
+    /// The file's index, when the file was read through it and its values
+    /// were not all needed yet: single keys are looked up in it.
+    private var indexed: DomainIndex.Contents? = nil
     /// This process's changes since the last write; `nil` removes the key.
     private(set) var pending: [PropertyList.Key: PropertyList?] = [:]
     /// The file as last read or written; `nil` when it did not exist.
@@ -24,10 +28,8 @@ final class Domain: @unchecked Sendable {
         let count: Int
         let hash: Int
         init(_ bytes: [UInt8]) {
-            var h = Hasher()
-            bytes.withUnsafeBytes { h.combine(bytes: $0) }
             count = bytes.count
-            hash = h.finalize()
+            hash = Int(truncatingIfNeeded: bytes.withUnsafeBytes { ContentHash.of($0) })
         }
     }
 
@@ -38,13 +40,48 @@ final class Domain: @unchecked Sendable {
     /// led when last read or written.
     private(set) var file: String
 
-    init(path: String, shared: Bool) {
+    /// The binary cache of the file's values; `nil` for files that get none.
+    let index: DomainIndex?
+
+    init(path: String, shared: Bool, index: DomainIndex? = nil) {
         self.path = path
         self.shared = shared
+        self.index = index
         file = path
     }
 
     var hasPendingChanges: Bool { !pending.isEmpty }
+
+    /// What reads see: the file's content with this process's changes.
+    var values: Values {
+        if materialized == nil { materialize() }
+        return materialized!
+    }
+
+    /// The value of `key` that reads see: decodes only that key when the
+    /// file was read through its index.
+    func value(forKey key: PropertyList.Key) -> PropertyList? {
+        if let materialized { return materialized[key] }
+        if let change = pending[key] { return change }
+        switch indexed!.value(forKey: key) {
+        case .value(let v): return v
+        case .absent: return nil
+        case .corrupt:
+            materialize()
+            return materialized![key]
+        }
+    }
+
+    /// Decodes every value of the index; an index whose entries are not
+    /// what this library writes is dropped, and the file is parsed.
+    private func materialize() {
+        if let indexed, let all = indexed.allValues() {
+            rebuild(from: all)
+            return
+        }
+        loaded = false
+        refresh(usingIndex: false)
+    }
 
     /// Whether the file differs from the one last read (one `stat`, which
     /// follows a symlink at `path`).
@@ -63,7 +100,7 @@ final class Domain: @unchecked Sendable {
     /// left untouched on disk and reported in ``problem``; this process's
     /// view of the domain is then empty (plus its own pending changes).
     @discardableResult
-    func refresh() -> Bool {
+    func refresh(usingIndex: Bool = true) -> Bool {
         if loaded && !hasChangedOnDisk { return false }
         loaded = true
         do throws(PrefsError) {
@@ -78,7 +115,12 @@ final class Domain: @unchecked Sendable {
             }
             self.stamp = stamp
             do throws(PrefsError) {
-                rebuild(from: try Domain.decode(bytes, path: target))
+                if usingIndex, let index, let contents = bytes.withUnsafeBytes({ index.contents(for: $0) }) {
+                    indexed = contents
+                    materialized = nil
+                } else {
+                    rebuild(from: try decode(bytes, path: target, usingIndex: false))
+                }
                 problem = nil
                 source = Fingerprint(bytes)
             } catch {
@@ -89,6 +131,17 @@ final class Domain: @unchecked Sendable {
             problem = error
         }
         return true
+    }
+
+    /// The dictionary the domain file whose bytes are `bytes` holds: from
+    /// the index when it has the values of exactly these bytes, else parsed
+    /// (and the index made anew).
+    private func decode(_ bytes: [UInt8], path: String, usingIndex: Bool = true, byWriter: Bool = false) throws(PrefsError) -> Values {
+        guard let index else { return try Domain.decode(bytes, path: path) }
+        if usingIndex, let values = bytes.withUnsafeBytes({ index.contents(for: $0) })?.allValues() { return values }
+        let values = try Domain.decode(bytes, path: path)
+        bytes.withUnsafeBytes { index.save(values, for: $0, byWriter: byWriter) }
+        return values
     }
 
     /// The dictionary a domain file holds, or why it holds none.
@@ -108,14 +161,15 @@ final class Domain: @unchecked Sendable {
     private func rebuild(from stored: Values) {
         var v = stored
         for (k, change) in pending { v[k] = change }
-        values = v
+        materialized = v
+        indexed = nil
     }
 
     /// Records a change made by this process; reads see it at once.
     func set(_ key: PropertyList.Key, _ value: PropertyList?) {
         if !loaded { refresh() }
         pending[key] = .some(value)
-        values[key] = value
+        if materialized != nil { materialized![key] = value }
     }
 
     /// Removes the domain's file (the name at `path`: a symlink goes, the
@@ -125,8 +179,10 @@ final class Domain: @unchecked Sendable {
     @discardableResult
     func remove() throws(PrefsError) -> Bool {
         let removed = try FileSystem.removeFile(path)
+        index?.remove()
         pending = [:]
-        values = [:]
+        materialized = [:]
+        indexed = nil
         source = nil
         problem = nil
         stamp = nil
@@ -161,7 +217,7 @@ final class Domain: @unchecked Sendable {
                     stored = values
                 } else {
                     do throws(PrefsError) {
-                        stored = try Domain.decode(bytes, path: target)
+                        stored = try decode(bytes, path: target, byWriter: true)
                     } catch {
                         let aside = try FileSystem.moveAsideCorrupt(target)
                         note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
@@ -172,9 +228,11 @@ final class Domain: @unchecked Sendable {
             let bytes = try PropertyList(.dictionary(stored)).xmlData()
             FileSystem.removeLeftoverTemporaries(of: target)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
+            bytes.withUnsafeBytes { index?.save(stored, for: $0, byWriter: true) }
             source = Fingerprint(bytes)
             pending = [:]
-            values = stored
+            materialized = stored
+            indexed = nil
             stamp = try? FileSystem.stamp(target)
             problem = nil
             loaded = true

@@ -226,6 +226,21 @@ package enum FileSystem {
         }
     }
 
+    /// Replaces `path`, a cache file, with `bytes`: atomically (a temporary
+    /// file renamed over it) but not durably, since a cache lost in a crash
+    /// is only rebuilt. Made 0600.
+    static func replaceCacheFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
+        let temp = parent(of: path) + "/" + temporaryPrefix(of: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ioError("cannot create", temp) }
+        let written = writeAll(fd, bytes)
+        close(fd)
+        guard written, rename(temp, path) == 0 else {
+            unlink(temp)
+            throw ioError("cannot write", path)
+        }
+    }
+
     /// Writes every byte of `bytes` to `fd`, retrying short writes and
     /// EINTR. Returns false, with `errno` set, on any other failure. Used
     /// for temporary files here and for standard output by the `prefs`

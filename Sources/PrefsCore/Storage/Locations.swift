@@ -70,6 +70,10 @@ public struct Locations: Sendable {
     /// preference directories when it writes there. `false` for a domain
     /// named by a file path, which gets no library files beside it.
     public let createsFilesBesideDomains: Bool
+    /// Where binary caches of the user's domain files live
+    /// (`$XDG_CACHE_HOME/prefs`, `$HOME/.cache/prefs` when unset or
+    /// relative); `nil` for none, as in a setuid or setgid process.
+    public let indexDirectory: String?
 
     /// The default directory of managed (forced) preferences.
     public static let defaultManagedDirectory = "/etc/prefs/managed"
@@ -89,11 +93,14 @@ public struct Locations: Sendable {
         var managed = env("PREFS_MANAGED_DIR") ?? defaultManagedDirectory
         if !managed.hasPrefix("/") { managed = defaultManagedDirectory }
         let user = account?.name ?? env("USER") ?? String(uid)
+        var cache = env("XDG_CACHE_HOME") ?? ""
+        if !cache.hasPrefix("/") { cache = home + "/.cache" }
         let runtime = [env("XDG_RUNTIME_DIR"), "/run/user/\(uid)"].lazy.compactMap { $0 }
             .first { ProcessEnvironment.isPrivateDirectory($0, of: uid) }
         return Locations(
             userDirectory: config, systemDirectory: system, managedDirectory: managed,
-            hostID: readHostID(), userName: user, runtimeDirectory: runtime)
+            hostID: readHostID(), userName: user, runtimeDirectory: runtime,
+            indexDirectory: ProcessEnvironment.isSecure ? nil : cache + "/prefs")
     }
 
     /// Locations given one by one. Without `runtimeDirectory`, the user
@@ -101,8 +108,9 @@ public struct Locations: Sendable {
     /// first write there (see ``ChangeCounter``).
     public init(
         userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String,
-        runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true
+        runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true, indexDirectory: String? = nil
     ) {
+        self.indexDirectory = indexDirectory
         self.userDirectory = userDirectory
         self.systemDirectory = systemDirectory
         self.managedDirectory = managedDirectory
@@ -116,6 +124,13 @@ public struct Locations: Sendable {
     /// is written readable by all, rather than of the current user.
     func isShared(_ path: String) -> Bool {
         !path.hasPrefix(userDirectory + "/")
+    }
+
+    /// The index of the domain file at `path`: only the user's own domain
+    /// files get one (see ``DomainIndex``).
+    func index(of path: String) -> DomainIndex? {
+        guard let indexDirectory, !isShared(path) else { return nil }
+        return DomainIndex(domainPath: path, directory: indexDirectory)
     }
 
     static func readHostID() -> String {

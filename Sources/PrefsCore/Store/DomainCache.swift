@@ -8,7 +8,7 @@ import Glibc
 extension PreferencesStore {
     func domain(_ path: String, _ s: inout State) -> Domain {
         if let d = s.domains[path] { return d }
-        let d = Domain(path: path, shared: locations.isShared(path))
+        let d = Domain(path: path, shared: locations.isShared(path), index: locations.index(of: path))
         s.domains[path] = d
         reload(d, &s)
         watchLinkTarget(d, &s)

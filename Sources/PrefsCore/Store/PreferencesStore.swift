@@ -146,14 +146,14 @@ public final class PreferencesStore: @unchecked Sendable {
         let k = PropertyList.Key(key)
         return withLocked { s in
             noticeChanges(&s)
-            return view(app, &s).merged![k]
+            return searched(k, searchView(app, &s), &s)
         }
     }
 
     /// A handle for reading `app` repeatedly (see ``value(forKey:in:)``).
     package func handle(application app: String) throws(PrefsError) -> ApplicationHandle {
         let app = try Self.canonicalApplication(app)
-        return withLocked { s in ApplicationHandle(view: view(app, &s)) }
+        return withLocked { s in ApplicationHandle(view: searchView(app, &s)) }
     }
 
     /// The first value for the key whose UTF-8 is `key` along the search
@@ -168,9 +168,9 @@ public final class PreferencesStore: @unchecked Sendable {
         return withLocked { s in
             noticeChanges(&s)
             let v = handle.view
-            if v.merged == nil { rebuild(v, &s) }
+            let value = searched(k, v, &s)
             if !s.unreported.isEmpty { problem = takeProblem(v, &s) }
-            return v.merged![k]
+            return value
         }
     }
 
@@ -188,7 +188,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
         return withLocked { s in
-            forcingPaths(app).contains { domain($0, &s).values[k] != nil }
+            forcingPaths(app).contains { domain($0, &s).value(forKey: k) != nil }
         }
     }
 

@@ -10,6 +10,8 @@ extension PreferencesStore {
         /// Accessed only under the store's lock, so the exclusivity check is
         /// left out of the read path.
         @exclusivity(unchecked) var merged: PropertyListDictionary? = nil
+        /// Reads answered layer by layer, without the merged view.
+        var unmergedReads = 0
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
@@ -63,7 +65,7 @@ extension PreferencesStore {
     /// The value one layer holds for `key`.
     func lookup(_ key: PropertyList.Key, in layer: Layer, _ s: inout State) -> PropertyList? {
         switch layer {
-        case .file(let p), .managed(let p): return domain(p, &s).values[key]
+        case .file(let p), .managed(let p): return domain(p, &s).value(forKey: key)
         case .arguments: return s.arguments[key]
         case .languages:
             for lang in s.languages.list {
@@ -90,23 +92,63 @@ extension PreferencesStore {
         }
     }
 
+    /// `app`'s search list with its merged view built.
     func view(_ app: String, _ s: inout State) -> SearchView {
-        let v: SearchView
-        if let existing = s.views[app] {
-            if existing.merged != nil { return existing }
-            v = existing
-        } else {
-            v = SearchView(application: app, layers: layers(for: app, s))
-            s.views[app] = v
-        }
-        rebuild(v, &s)
+        let v = searchView(app, &s)
+        if v.merged == nil { rebuild(v, &s) }
         return v
     }
 
+    /// `app`'s search list, its merged view not necessarily built.
+    func searchView(_ app: String, _ s: inout State) -> SearchView {
+        if let existing = s.views[app] { return existing }
+        let v = SearchView(application: app, layers: layers(for: app, s))
+        s.views[app] = v
+        return v
+    }
+
+    /// How many reads of a search list are answered layer by layer before
+    /// its merged view is built. A layer-by-layer read costs a lookup per
+    /// layer but decodes nothing else of an indexed file, so a process that
+    /// reads a few keys of a large domain never builds the view; one that
+    /// reads many gets one lookup per read.
+    static let mergeAfterReads = 32
+
+    /// The value a read of `key` returns along `v`'s search list.
+    func searched(_ key: PropertyList.Key, _ v: SearchView, _ s: inout State) -> PropertyList? {
+        if let merged = v.merged { return merged[key] }
+        v.unmergedReads += 1
+        if v.unmergedReads > Self.mergeAfterReads {
+            rebuild(v, &s)
+            return v.merged![key]
+        }
+        return lookUp(key, along: v, &s)
+    }
+
+    /// The first value of `key` along `v`'s layers, without the merged view.
+    func lookUp(_ key: PropertyList.Key, along v: SearchView, _ s: inout State) -> PropertyList? {
+        for layer in v.layers {
+            if let x = lookup(key, in: layer, &s) { return x }
+        }
+        if key == "AppleLanguages" { return .array(s.languages.list.map { .string($0) }) }
+        if key == "AppleLocale" { return .string(s.languages.locale) }
+        return nil
+    }
+
     func rebuild(_ v: SearchView, _ s: inout State) {
-        var merged = PropertyListDictionary()
-        for layer in v.layers.reversed() {
-            merged.merge(layerValues(layer, &s)) { _, new in new }
+        // Start from the largest layer, shared rather than rehashed (usually
+        // the app's own file, and often the only one that is not empty),
+        // then add the others: those searched after it where it has no
+        // value, those searched before it over it.
+        let all = v.layers.map { layerValues($0, &s) }
+        var base = 0
+        for i in all.indices where all[i].count > all[base].count { base = i }
+        var merged = all.isEmpty ? PropertyListDictionary() : all[base]
+        for i in all.indices.dropFirst(base + 1) where !all[i].isEmpty {
+            merged.merge(all[i]) { current, _ in current }
+        }
+        for i in all.indices.prefix(base).reversed() where !all[i].isEmpty {
+            merged.merge(all[i]) { _, new in new }
         }
         if merged["AppleLanguages"] == nil {
             merged["AppleLanguages"] = .array(s.languages.list.map { .string($0) })
@@ -141,13 +183,7 @@ extension PreferencesStore {
     /// Patches `key` in every view that searches `path`.
     func repatch(_ key: PropertyList.Key, layer changed: Layer, _ s: inout State) {
         for v in s.views.values where v.merged != nil && v.layers.contains(changed) {
-            var found: PropertyList? = nil
-            for layer in v.layers {
-                if let x = lookup(key, in: layer, &s) { found = x; break }
-            }
-            if found == nil, key == "AppleLanguages" { found = .array(s.languages.list.map { .string($0) }) }
-            if found == nil, key == "AppleLocale" { found = .string(s.languages.locale) }
-            v.merged![key] = found
+            v.merged![key] = lookUp(key, along: v, &s)
         }
     }
 

@@ -38,7 +38,7 @@ extension PreferencesStore {
         try withState { (s: inout State) throws(PrefsError) in
             for (key, _) in changes {
                 let k = PropertyList.Key(key)
-                if managed.contains(where: { domain($0, &s).values[k] != nil }) {
+                if managed.contains(where: { domain($0, &s).value(forKey: k) != nil }) {
                     throw PrefsError(.forcedValue, "\"\(key)\" of \(id.application) is managed (forced); the write was refused")
                 }
             }
