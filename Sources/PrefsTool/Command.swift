@@ -81,7 +81,7 @@ enum Command {
     }
 
     private static func value(_ key: String, of target: Target) throws(Failure) -> PropertyList {
-        guard let v = try target.values()[PropertyList.Key(key)] else { throw absent(key, in: target) }
+        guard let v = try target.values(keys: [key])[PropertyList.Key(key)] else { throw absent(key, in: target) }
         return v
     }
 

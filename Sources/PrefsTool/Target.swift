@@ -75,12 +75,13 @@ struct Target {
 
     // MARK: Reading through the store
 
-    /// The domain's values; refused when its file does not parse or cannot
-    /// be read (the file is left as it is).
-    func values() throws(Failure) -> PropertyListDictionary {
+    /// The domain's values (those of `keys` only, when given); refused
+    /// when its file does not parse or cannot be read (the file is left as
+    /// it is).
+    func values(keys: [String]? = nil) throws(Failure) -> PropertyListDictionary {
         do throws(PrefsError) {
             if let problem = try store.problem(in: id) { throw problem }
-            return try store.values(in: id)
+            return try store.values(in: id, keys: keys)
         } catch {
             throw .refused("prefs: \(error.message)")
         }

@@ -199,10 +199,10 @@ public final class PreferencesStore: @unchecked Sendable {
         let path = locations.path(of: id)
         return withLocked { s in
             noticeChanges(&s)
-            let all = domain(path, &s).values
-            guard let keys else { return all }
+            let d = domain(path, &s)
+            guard let keys else { return d.values }
             var out = PropertyListDictionary()
-            for k in keys { if let v = all[PropertyList.Key(k)] { out[PropertyList.Key(k)] = v } }
+            for k in keys { if let v = d.value(forKey: PropertyList.Key(k)) { out[PropertyList.Key(k)] = v } }
             return out
         }
     }
