@@ -162,8 +162,13 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
     let gate = FirstUseGate(.PrefsSetAppValue)
     defer { gate.leave() }
-    guard let app = application(applicationID), let k = utf8Argument(key, "the key") else { return }
-    setValues([(k, value)], DomainID(application: app, user: .current, host: .any))
+    guard let handle = applicationHandle(applicationID), let k = utf8Argument(key, "the key") else { return }
+    var v: PropertyList? = nil
+    if let value {
+        guard let p = plist(value) else { return refuse("the value for \"\(k)\" is not a property list") }
+        v = p
+    }
+    recording(()) { () throws(PrefsError) in try store.set(k, v, in: handle) }
 }
 
 private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID) {

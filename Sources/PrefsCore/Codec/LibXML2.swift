@@ -8,9 +8,10 @@ struct LibXML2: @unchecked Sendable {
     /// The shared object loaded: the ABI the headers describe.
     static let soname = "libxml2.so.2"
 
-    typealias CreatePushParserCtxt = @convention(c) (
-        UnsafeMutablePointer<xmlSAXHandler>?, UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?
-    ) -> xmlParserCtxtPtr?
+    typealias CreatePushParserCtxt =
+        @convention(c) (
+            UnsafeMutablePointer<xmlSAXHandler>?, UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?
+        ) -> xmlParserCtxtPtr?
     typealias FreeDoc = @convention(c) (xmlDocPtr?) -> Void
     typealias FreeParserCtxt = @convention(c) (xmlParserCtxtPtr?) -> Void
     typealias CtxtUseOptions = @convention(c) (xmlParserCtxtPtr?, Int32) -> Int32

@@ -41,7 +41,38 @@ extension PropertyList {
     /// the file gives the value. A store refuses at set what it could never
     /// write at synchronize.
     package static func checkStorable(_ value: PropertyList, forKey key: String) throws(PrefsError) {
+        if isPlainlyStorable(value, key) { return }
         _ = try XMLWriter.write(PropertyList(.dictionary([Key(key): value])))
+    }
+
+    /// Whether writing `value` under `key` surely succeeds, told without
+    /// writing it: a number or a boolean, or a string of characters XML
+    /// carries, under a key of such characters, both short enough that no
+    /// limit comes near. Sets of such values skip the trial write.
+    private static func isPlainlyStorable(_ value: PropertyList, _ key: String) -> Bool {
+        let limit = 1 << 20
+        guard key.utf8.count <= limit, isPlainText(key) else { return false }
+        switch value.value {
+        case .integer, .real, .boolean: return true
+        case .string(let text): return text.utf8.count <= limit && isPlainText(text)
+        default: return false
+        }
+    }
+
+    /// Whether `text` holds only characters XML 1.0 carries (no control
+    /// character but tab, line feed and carriage return; no U+FFFE, U+FFFF).
+    private static func isPlainText(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { u in
+            var i = 0
+            while i < u.count {
+                let c = u[i]
+                if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D { return false }
+                if c == 0xEF && i + 2 < u.count && u[i + 1] == 0xBF && u[i + 2] >= 0xBE { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     /// Whether `b` starts with a UTF-16 byte-order mark, either way round.

@@ -1,19 +1,20 @@
 import Glibc
 
 /// One domain file in memory: what it held when last read, and this
-/// process's changes not yet written. Guarded by the owning store's lock.
+/// process's changes not yet written. Guarded by the owning store's lock,
+/// so the exclusivity check is left out of the hot fields.
 final class Domain: @unchecked Sendable {
     typealias Values = PropertyListDictionary
 
     let path: String
     /// What reads see: the file's content with `pending` applied; `nil`
     /// while the content is only in `indexed`.
-    private var materialized: Values? = [:]
+    @exclusivity(unchecked) private var materialized: Values? = [:]
     /// The file's index, when the file was read through it and its values
     /// were not all needed yet: single keys are looked up in it.
-    private var indexed: DomainIndex.Contents? = nil
+    @exclusivity(unchecked) private var indexed: DomainIndex.Contents? = nil
     /// This process's changes since the last write; `nil` removes the key.
-    private(set) var pending: [PropertyList.Key: PropertyList?] = [:]
+    @exclusivity(unchecked) private(set) var pending: [PropertyList.Key: PropertyList?] = [:]
     /// The file as last read or written; `nil` when it did not exist.
     private(set) var stamp: FileSystem.Stamp? = nil
     private(set) var loaded = false
@@ -61,7 +62,7 @@ final class Domain: @unchecked Sendable {
     /// The value of `key` that reads see: decodes only that key when the
     /// file was read through its index.
     func value(forKey key: PropertyList.Key) -> PropertyList? {
-        if let materialized { return materialized[key] }
+        if let materialized { return materialized.isEmpty ? nil : materialized[key] }
         if let change = pending[key] { return change }
         switch indexed!.value(forKey: key) {
         case .value(let v): return v

@@ -82,6 +82,8 @@ public final class PreferencesStore: @unchecked Sendable {
 
     struct State: ~Copyable {
         var domains: [String: Domain] = [:]
+        /// The same domains by ID, for writes (no path to build and hash).
+        var domainsByID: [DomainID: Domain] = [:]
         var arguments = PropertyListDictionary()
         /// Registrations by application; `globalDomainName` holds those for every app.
         var registration: [String: PropertyListDictionary] = [:]
@@ -187,9 +189,7 @@ public final class PreferencesStore: @unchecked Sendable {
     public func isForced(_ key: String, application app: String) throws(PrefsError) -> Bool {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
-        return withLocked { s in
-            forcingPaths(app).contains { domain($0, &s).value(forKey: k) != nil }
-        }
+        return withLocked { s in isForced(k, in: searchView(app, &s), &s) }
     }
 
     /// The values of one stored domain, without the search list; `keys` nil

@@ -6,15 +6,24 @@ extension PreferencesStore {
     /// changes shape and patched key by key on sets.
     final class SearchView: @unchecked Sendable {
         let application: String
-        var layers: [Layer]
+        // Like `merged`, accessed only under the store's lock.
+        @exclusivity(unchecked) var layers: [Layer]
         /// Accessed only under the store's lock, so the exclusivity check is
         /// left out of the read path.
         @exclusivity(unchecked) var merged: PropertyListDictionary? = nil
         /// Reads answered layer by layer, without the merged view.
-        var unmergedReads = 0
+        @exclusivity(unchecked) var unmergedReads = 0
+        /// The loaded domain of each file layer once looked at (`nil`
+        /// before, and for the other layers), so that lookups do not hash
+        /// paths. A store never drops a loaded domain, so these stay valid
+        /// until the layers change.
+        @exclusivity(unchecked) var domains: [Domain?]
+        /// The application's own domain (current user, any host), once written.
+        @exclusivity(unchecked) var ownDomain: Domain? = nil
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
+            domains = Array(repeating: nil, count: layers.count)
         }
     }
 
@@ -60,6 +69,28 @@ extension PreferencesStore {
         l.append(.registration(globalDomainName))
         l.append(.declared)
         return l
+    }
+
+    /// The value layer `i` of `v` holds for `key`.
+    @inline(__always)
+    func lookup(_ key: PropertyList.Key, at i: Int, of v: SearchView, _ s: inout State) -> PropertyList? {
+        if let d = v.domains[i] { return d.value(forKey: key) }
+        switch v.layers[i] {
+        case .file(let p), .managed(let p):
+            let d = domain(p, &s)
+            v.domains[i] = d
+            return d.value(forKey: key)
+        default: return lookup(key, in: v.layers[i], &s)
+        }
+    }
+
+    /// Whether a managed layer of `v` holds `key` (a write is then refused).
+    func isForced(_ key: PropertyList.Key, in v: SearchView, _ s: inout State) -> Bool {
+        for i in v.layers.indices {
+            guard case .managed = v.layers[i] else { continue }
+            if lookup(key, at: i, of: v, &s) != nil { return true }
+        }
+        return false
     }
 
     /// The value one layer holds for `key`.
@@ -127,8 +158,8 @@ extension PreferencesStore {
 
     /// The first value of `key` along `v`'s layers, without the merged view.
     func lookUp(_ key: PropertyList.Key, along v: SearchView, _ s: inout State) -> PropertyList? {
-        for layer in v.layers {
-            if let x = lookup(key, in: layer, &s) { return x }
+        for i in v.layers.indices {
+            if let x = lookup(key, at: i, of: v, &s) { return x }
         }
         if key == "AppleLanguages" { return .array(s.languages.list.map { .string($0) }) }
         if key == "AppleLocale" { return .string(s.languages.locale) }
@@ -198,6 +229,7 @@ extension PreferencesStore {
     func relayer(_ app: String, _ s: inout State) {
         guard let v = s.views[app] else { return }
         v.layers = layers(for: app, s)
+        v.domains = Array(repeating: nil, count: v.layers.count)
         v.merged = nil
     }
 }

@@ -25,40 +25,73 @@ extension PreferencesStore {
     /// hold and keys a managed value decides; nothing changes then.
     public func set(_ changes: [(String, PropertyList?)], in id: DomainID) throws(PrefsError) {
         let id = try validated(id)
-        for (key, value) in changes {
-            guard let value else { continue }
-            do throws(PrefsError) {
-                try PropertyList.checkStorable(value, forKey: key)
-            } catch {
-                throw PrefsError(error.code, "cannot store \"\(key)\": \(error.message)")
-            }
-        }
-        let path = locations.path(of: id)
-        let managed = forcingPaths(id.application)
+        for (key, value) in changes { try Self.checkStorable(value, key) }
         try withState { (s: inout State) throws(PrefsError) in
-            for (key, _) in changes {
-                let k = PropertyList.Key(key)
-                if managed.contains(where: { domain($0, &s).value(forKey: k) != nil }) {
-                    throw PrefsError(.forcedValue, "\"\(key)\" of \(id.application) is managed (forced); the write was refused")
-                }
-            }
-            let observed = observers.isEmpty ? [] : Array(observers.observedApplications)
-            var before = [(String, PropertyList.Key, PropertyList?)]()
-            for app in observed {
-                let v = view(app, &s)
-                guard v.layers.contains(.file(path)) else { continue }
-                for (key, _) in changes { before.append((app, PropertyList.Key(key), v.merged![PropertyList.Key(key)])) }
-            }
-            let d = domain(path, &s)
-            for (key, value) in changes {
-                d.set(PropertyList.Key(key), value)
-            }
-            for (key, _) in changes { repatch(PropertyList.Key(key), layer: .file(path), &s) }
-            for (app, k, old) in before where view(app, &s).merged![k] != old {
-                s.outbox.append((app, k.string))
-            }
-            scheduleFlush(&s)
+            try apply(changes, to: storedDomain(id, &s), of: searchView(id.application, &s), &s)
         }
+    }
+
+    /// Sets (`nil`: removes) `key` in the application's own domain (current
+    /// user, any host), as ``set(_:in:)`` does, through a handle: the C
+    /// API's `PrefsSetAppValue`, which resolves nothing again per call.
+    package func set(_ key: String, _ value: PropertyList?, in handle: ApplicationHandle) throws(PrefsError) {
+        try Self.checkStorable(value, key)
+        try withState { (s: inout State) throws(PrefsError) in
+            let v = handle.view
+            let d: Domain
+            if let own = v.ownDomain {
+                d = own
+            } else {
+                d = storedDomain(DomainID(application: v.application, user: .current, host: .any), &s)
+                v.ownDomain = d
+            }
+            try apply(CollectionOfOne((key, value)), to: d, of: v, &s)
+        }
+    }
+
+    /// Refuses what a domain file could never hold.
+    private static func checkStorable(_ value: PropertyList?, _ key: String) throws(PrefsError) {
+        guard let value else { return }
+        do throws(PrefsError) {
+            try PropertyList.checkStorable(value, forKey: key)
+        } catch {
+            throw PrefsError(error.code, "cannot store \"\(key)\": \(error.message)")
+        }
+    }
+
+    /// Records `changes` in `d`, a domain of `v`'s application, as one
+    /// change: refused whole when a managed value decides one of its keys.
+    private func apply<C: Collection<(String, PropertyList?)>>(
+        _ changes: C, to d: Domain, of v: SearchView, _ s: inout State
+    ) throws(PrefsError) {
+        for (key, _) in changes where isForced(PropertyList.Key(key), in: v, &s) {
+            throw PrefsError(.forcedValue, "\"\(key)\" of \(v.application) is managed (forced); the write was refused")
+        }
+        var before = [(String, PropertyList.Key, PropertyList?)]()
+        if !observers.isEmpty {
+            for app in observers.observedApplications {
+                let observed = view(app, &s)
+                guard observed.layers.contains(.file(d.path)) else { continue }
+                for (key, _) in changes { before.append((app, PropertyList.Key(key), observed.merged![PropertyList.Key(key)])) }
+            }
+        }
+        for (key, value) in changes {
+            let k = PropertyList.Key(key)
+            d.set(k, value)
+            repatch(k, layer: .file(d.path), &s)
+        }
+        for (app, k, old) in before where view(app, &s).merged![k] != old {
+            s.outbox.append((app, k.string))
+        }
+        scheduleFlush(&s)
+    }
+
+    /// The loaded domain of stored domain `id` (validated).
+    func storedDomain(_ id: DomainID, _ s: inout State) -> Domain {
+        if let d = s.domainsByID[id] { return d }
+        let d = domain(locations.path(of: id), &s)
+        s.domainsByID[id] = d
+        return d
     }
 
     /// Writes this process's pending changes of every domain of `app` and
