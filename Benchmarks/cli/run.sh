@@ -80,7 +80,7 @@ if [ -n "${PREFS_PREFIX:-}" ]; then
 else
     prefix=$work/stage
     step "building and installing libprefs into $prefix"
-    make -C "$root" install PREFIX="$prefix" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log" >&2; exit 1; }
+    make -C "$root" install PREFIX="$prefix" LIBDIR="$prefix/lib" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log" >&2; exit 1; }
 fi
 prefs=$prefix/bin/prefs
 [ -x "$prefs" ] || { echo "$0: $prefs not found" >&2; exit 1; }

@@ -84,7 +84,7 @@ done
 
 # ---------------------------------------------------------------- build
 step "installing libprefs from $root into $prefix"
-make -s -C "$root" install PREFIX="$prefix" >/dev/null
+make -s -C "$root" install PREFIX="$prefix" LIBDIR="$prefix/lib" >/dev/null
 prefs_flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs prefs)
 
 step "building the benchmark programs"

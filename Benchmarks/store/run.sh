@@ -6,7 +6,10 @@
 # cached reads (a hit, a fall-through to the registration domain, a miss),
 # sets, 10,000 new keys then one synchronize, the per-set cost as pending
 # keys grow, a synchronize of one key in a 1,000-key domain, a new process's
-# start-up plus first read, and the system calls of cached reads.
+# start-up plus first read, `prefs read` against `dconf read` (whole
+# processes), the system calls of cached reads, and instruction counts
+# (callgrind) of start-up plus first read, of the whole `read` commands and
+# of a set.
 #
 #   Benchmarks/store/run.sh             the whole benchmark (about 3-5 minutes)
 #   Benchmarks/store/run.sh --quick     a smoke test with few iterations
@@ -68,7 +71,7 @@ pkg-config --exists dconf 2>/dev/null || missing+=(libdconf-dev)
 command -v dbus-run-session >/dev/null || missing+=(dbus)
 command -v strace >/dev/null || missing+=(strace)
 command -v hyperfine >/dev/null || missing+=(hyperfine)
-[ "$profile" = 0 ] || command -v valgrind >/dev/null || missing+=(valgrind)
+command -v valgrind >/dev/null || missing+=(valgrind)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         step "installing ${missing[*]}"
@@ -78,13 +81,13 @@ if [ ${#missing[@]} -gt 0 ]; then
         command -v hyperfine >/dev/null || echo "(without hyperfine, start-up is timed by spawn_timer.c)" >&2
     fi
 fi
-for tool in cc pkg-config swiftc dconf dbus-run-session strace; do
+for tool in cc pkg-config swiftc dconf dbus-run-session strace valgrind; do
     command -v "$tool" >/dev/null || { echo "$tool is required" >&2; exit 1; }
 done
 
 # ---------------------------------------------------------------- build
 step "installing libprefs into $prefix"
-make -s -C "$root" install PREFIX="$prefix" >/dev/null
+make -s -C "$root" install PREFIX="$prefix" LIBDIR="$prefix/lib" >/dev/null
 prefs_flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs prefs)
 dconf_flags=$(pkg-config --cflags --libs dconf)
 
@@ -117,7 +120,8 @@ home=
 fresh() {
     runs_made=$((runs_made + 1))
     home=$scratch/run$runs_made
-    mkdir -p "$home/config" "$home/run" "$home/managed" "$home/system"
+    # .cache as in a user's home: libprefs keeps its domain indexes there.
+    mkdir -p "$home/.cache" "$home/config" "$home/run" "$home/managed" "$home/system"
     chmod 700 "$home/run"
     printf 'user-db:user\nfile-db:%s\n' "$fixture/defaults.gvdb" >"$home/profile"
     if [ "${1:-}" = fixture ]; then cp "$fixture/com.example.bench.plist" "$home/config/"; fi
@@ -128,15 +132,20 @@ isolated() {
         PREFS_MANAGED_DIR="$home/managed" PREFS_SYSTEM_DIR="$home/system" "$@"
 }
 # in_session [fixture] CMD...: CMD in a D-Bus session of its own, after
-# loading the 1,000 keys into its dconf database when asked.
+# loading the 1,000 keys into its dconf database when asked. The session
+# writes into files, not into the caller's pipe: a D-Bus-activated
+# dconf-service can outlive its session, and one holding the pipe kept the
+# reader (tee) waiting for ever.
 in_session() {
-    local load=
+    local load= status=0
     if [ "$1" = fixture ]; then load=$fixture/bench.dconf; shift; fi
     isolated dbus-run-session -- sh -c '
         if [ -n "$1" ]; then dconf load /bench/ <"$1" || exit 1; fi
-        shift; exec "$@"' sh "$load" "$@" 2> >(grep -v '^dbus-daemon' >&2)
+        shift; exec "$@"' sh "$load" "$@" </dev/null >"$scratch/session.out" 2>"$scratch/session.err" || status=$?
+    grep -v '^dbus-daemon' "$scratch/session.err" >&2 || true
+    cat "$scratch/session.out"
+    return "$status"
 }
-
 raw=$results/raw.txt
 : >"$raw"
 prefs() { fresh "$1"; shift; isolated "$build/prefs_bench" "$@" | tee -a "$raw"; }
@@ -198,12 +207,15 @@ else
     isolated "$build/spawn_timer" "$STARTUP_RUNS" 10 "$startup_csv" "${startup_programs[@]}"
 fi
 
-step "8. system calls of cached reads (strace -f -c): 1 read vs 1,000,000 reads"
+step "8. system calls of cached reads (strace -c): 1 read vs 1,000,000 reads"
+# The reading thread only (no -f): the library's own threads (the file
+# watcher, the writer) wake on timers, so their calls differ from run to
+# run whatever the reads do.
 syscalls() { awk 'NR > 2 && $NF != "total" && $NF !~ /^-/ { print $NF, $4 }' "$1" | sort; }
 fresh fixture
-isolated strace -f -c -o "$results/strace-1.txt" "$build/prefs_bench" loop 1
+isolated strace -c -o "$results/strace-1.txt" "$build/prefs_bench" loop 1
 fresh fixture
-isolated strace -f -c -o "$results/strace-1000000.txt" "$build/prefs_bench" loop 1000000
+isolated strace -c -o "$results/strace-1000000.txt" "$build/prefs_bench" loop 1000000
 if diff <(syscalls "$results/strace-1.txt") <(syscalls "$results/strace-1000000.txt") >"$results/strace.diff"; then
     syscalls_same=yes
 else
@@ -211,6 +223,38 @@ else
 fi
 total_1=$(awk '$NF == "total" { print $4 }' "$results/strace-1.txt")
 total_m=$(awk '$NF == "total" { print $4 }' "$results/strace-1000000.txt")
+
+step "9. whole commands: prefs read D K against dconf read (hyperfine)"
+fresh fixture
+in_session fixture true >/dev/null
+reads_csv=$results/reads.csv
+# dconf reads its database file directly; no D-Bus session is needed.
+isolated hyperfine -N --warmup 10 --runs "$STARTUP_RUNS" --export-csv "$reads_csv" \
+    "$prefix/bin/prefs read com.example.bench key0500" "dconf read /bench/key0500" >"$results/reads.log" 2>&1
+
+step "10. instructions (callgrind): start-up + first read, whole read commands, one set"
+# instructions PROGRAM...: the instructions callgrind counts for one run.
+instructions() {
+    "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' | tail -1
+}
+cg=(valgrind --tool=callgrind --callgrind-out-file=/dev/null)
+fresh fixture
+isolated "$build/startup_prefs" # makes the domain's index, as any write by libprefs does
+i_empty=$(instructions isolated "${cg[@]}" "$build/startup_empty")
+i_prefs=$(instructions isolated "${cg[@]}" "$build/startup_prefs")
+i_dconf=$(instructions in_session fixture "${cg[@]}" "$build/startup_dconf")
+i_read_p=$(instructions isolated "${cg[@]}" "$prefix/bin/prefs" read com.example.bench key0500)
+i_read_d=$(instructions in_session fixture "${cg[@]}" dconf read /bench/key0500)
+# A set's instructions: (11,000 sets - 1,000 sets) / 10,000, one process each.
+per_set() { # per_set PREFIX-COMMAND...
+    local a b
+    a=$(instructions "$@" set 1 1000) b=$(instructions "$@" set 1 11000)
+    echo $(((b - a) / 10000))
+}
+fresh fixture
+i_set_p=$(per_set isolated "${cg[@]}" "$build/prefs_bench")
+fresh
+i_set_d=$(per_set in_session fixture "${cg[@]}" "$build/dconf_bench")
 
 elapsed=$(($(date +%s) - started))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -242,7 +286,21 @@ verdict() { awk "BEGIN { exit !($1) }" && echo met || echo MISSED; }
         printf "| %s | %.2f | %.2f ± %.2f | %.2f–%.2f | %.2f | %.2f× |\n", p[n], $4 * 1000, $2 * 1000, $3 * 1000,
             $7 * 1000, $8 * 1000, ($5 + $6) * 1000, $4 * 1000 / base }' "$startup_csv"
     echo
-    echo "System calls of the C read loop: $total_1 with 1 read, $total_m with 1,000,000 reads; per-call counts identical: $syscalls_same."
+    echo "System calls of the C read loop's thread: $total_1 with 1 read, $total_m with 1,000,000 reads; per-call counts identical: $syscalls_same."
+    echo
+    echo "Whole read commands (hyperfine -N, $STARTUP_RUNS runs after 10 warm-up runs):"
+    echo
+    echo "| command | median ms | mean ± σ ms | user + sys ms |"
+    echo "|---|---:|---:|---:|"
+    awk -F, 'NR > 1 { printf "| \`%s\` | %.2f | %.2f ± %.2f | %.2f |\n", $1, $4 * 1000, $2 * 1000, $3 * 1000, ($5 + $6) * 1000 }' "$reads_csv"
+    echo
+    echo "Instructions (callgrind; one run each, the same for the same binary and input):"
+    echo
+    echo "| case | libprefs | dconf | bare C | libprefs ÷ dconf |"
+    echo "|---|---:|---:|---:|---:|"
+    awk -v p="$i_prefs" -v d="$i_dconf" -v e="$i_empty" 'BEGIN { printf "| start-up + first read of one key of 1,000 | %\047d | %\047d | %\047d | %.2f |\n", p, d, e, p / d }'
+    awk -v p="$i_read_p" -v d="$i_read_d" 'BEGIN { printf "| `prefs read` / `dconf read`, whole process | %\047d | %\047d | | %.2f |\n", p, d, p / d }'
+    awk -v p="$i_set_p" -v d="$i_set_d" 'BEGIN { printf "| one set of an existing key (client side) | %\047d | %\047d | | %.2f |\n", p, d, p / d }'
     echo
     hit_p=$(median_of hit libprefs) hit_f=$(median_of hit Foundation) hit_d=$(median_of hit dconf)
     cpu_p=$(median_of hit-cpu libprefs) cpu_f=$(median_of hit-cpu Foundation) cpu_d=$(median_of hit-cpu dconf)
@@ -255,6 +313,12 @@ verdict() { awk "BEGIN { exit !($1) }" && echo met || echo MISSED; }
     echo "- cached reads make no system call: $([ "$syscalls_same" = yes ] && echo met || echo MISSED)"
     echo "- 10,000 sets + one synchronize grow linearly (per-set CPU time at 20,000 pending keys within 2x of that at 1,000): $(verdict "$g20 <= 2 * $g1") ($(awk "BEGIN { printf \"%.2f µs at 1,000, %.2f µs at 20,000\", $g1, $g20 }"))"
     echo "- start-up + first read at most a third of Foundation's: $(verdict "$s_p * 3 <= $s_f") ($(awk "BEGIN { printf \"%.2f ms vs %.2f ms, %.2f\", $s_p, $s_f, $s_p / $s_f }"))"
+    s_d=$(startup_median startup_dconf) s_e=$(startup_median startup_empty)
+    echo "- start-up + first read no slower than dconf's, in time and instructions: $(verdict "$s_p <= $s_d && $i_prefs <= $i_dconf") ($(awk "BEGIN { printf \"%.2f ms vs %.2f ms; %.2f M vs %.2f M instructions\", $s_p, $s_d, $i_prefs / 1e6, $i_dconf / 1e6 }"))"
+    echo "- start-up + first read at most 1 ms over the bare C program: $(verdict "$s_p - $s_e <= 1") ($(awk "BEGIN { printf \"%.2f ms over\", $s_p - $s_e }"))"
+    r_p=$(awk -F, 'NR == 2 { print $4 * 1000 }' "$reads_csv") r_d=$(awk -F, 'NR == 3 { print $4 * 1000 }' "$reads_csv")
+    echo "- \`prefs read\` no slower than \`dconf read\`: $(verdict "$r_p <= $r_d && $i_read_p <= $i_read_d") ($(awk "BEGIN { printf \"%.2f ms vs %.2f ms, %.2f×; %.2f M vs %.2f M instructions\", $r_p, $r_d, $r_p / $r_d, $i_read_p / 1e6, $i_read_d / 1e6 }"))"
+    echo "- a set of an existing key at most 3,000 instructions: $(verdict "$i_set_p <= 3000") ($i_set_p)"
     echo
     growth_line="Per-set CPU time at 20,000 pending keys ÷ at 1,000 (1 if linear, about 20 if quadratic):"
     for who in libprefs Foundation dconf; do
@@ -272,12 +336,23 @@ if [ "$profile" = 1 ]; then
     isolated valgrind --tool=callgrind --callgrind-out-file="$results/callgrind.out" \
         "$build/prefs_bench" hit 1 100000 >/dev/null 2>"$results/callgrind.log"
     demangle() { if command -v swift-demangle >/dev/null; then swift-demangle --simplified; else cat; fi; }
-    # top N [annotate options]: the heaviest functions of the profile.
+    # top N self|inclusive: the heaviest functions of the profile.
+    # callgrind_annotate lists a function once per source file its
+    # instructions come from (its own file, and <compiler-generated> for
+    # what the compiler added): merged here by name, summed for self cost,
+    # the largest for inclusive cost (each line already holds the callees).
     top() {
-        local n=$1; shift
-        callgrind_annotate "$@" "$results/callgrind.out" 2>/dev/null |
-            awk '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS|below main|ld-linux|libc-start|prefs_bench.c/' |
-            awk -v n="$n" 'NR <= n' | demangle | sed -e 's/ *\[[^]]*\]$//' | cut -c1-150 || true
+        local n=$1 mode=$2
+        callgrind_annotate --inclusive="$([ "$mode" = inclusive ] && echo yes || echo no)" "$results/callgrind.out" 2>/dev/null |
+            awk '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS|below main|ld-linux|libc-start|prefs_bench.c/' | demangle |
+            sed -e 's/ *\[[^]]*\]$//' |
+            awk -v mode="$mode" '{
+                n = $1; gsub(",", "", n)
+                sub(/^ *[0-9,]+ \( *[0-9.]+%\) +/, ""); sub(/^[^:]*:/, "")
+                if (!($0 in v)) order[++k] = $0
+                if (mode == "self") v[$0] += n; else if (n + 0 > v[$0] + 0) v[$0] = n
+            } END { for (i = 1; i <= k; i++) printf "%12d  %s\n", v[order[i]], order[i] }' |
+            sort -rn | awk -v n="$n" 'NR <= n' | cut -c1-150 || true
     }
     {
         echo
@@ -286,13 +361,13 @@ if [ "$profile" = 1 ]; then
         echo "Inclusive:"
         echo
         echo '```'
-        top 16 --inclusive=yes
+        top 16 inclusive
         echo '```'
         echo
         echo "Self:"
         echo
         echo '```'
-        top 10
+        top 10 self
         echo '```'
     } >>"$results/summary.md"
 fi

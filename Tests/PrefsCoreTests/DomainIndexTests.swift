@@ -47,7 +47,10 @@ struct DomainIndexTests {
             }
             guard case .absent = c.value(forKey: "nope") else { Issue.record("an absent key was found"); return }
             let all = try #require(c.allValues())
-            #expect(all == Dictionary(uniqueKeysWithValues: Self.everyKind.map { (PropertyList.Key($0.key), $0.value) }))
+            #expect(all.values == Dictionary(uniqueKeysWithValues: Self.everyKind.map { (PropertyList.Key($0.key), $0.value) }))
+            // Entries are in the written order, which the next writer keeps.
+            let order = try #require(all.order)
+            #expect(order.map(\.key) == order.map(\.key).sorted())
             // A new process reads every key through it.
             let reader = box.store()
             for (k, v) in Self.everyKind { #expect(try reader.value(forKey: k, application: Self.app) == v) }
@@ -214,6 +217,31 @@ struct DomainIndexTests {
             #expect(FileManager.default.fileExists(atPath: index(box).path))
             #expect(try box.store().removeDomain(DomainID(application: Self.app, user: .current, host: .any)))
             #expect(!FileManager.default.fileExists(atPath: index(box).path))
+        }
+    }
+
+    /// A write merges its changes into the order the file had, and the
+    /// file is byte for byte what a full sort writes.
+    @Test func aWriteKeepsTheOrderWithoutSorting() throws {
+        let base: [Domain.Entry] = ["a", "c", "e", "g"].map { (PropertyList.Key($0), PropertyList.string($0)) }
+        let changes: [PropertyList.Key: PropertyList?] = ["b": "B", "c": PropertyList?.none, "g": "G", "z": "Z", "0": "0"]
+        let merged = Domain.merging(changes, into: base)
+        #expect(merged.map(\.key.string) == ["0", "a", "b", "e", "g", "z"])
+        #expect(merged.map(\.value) == ["0", "a", "B", "e", "G", "Z"])
+        try inSandbox { box in
+            var values: [String: PropertyList] = [:]
+            for i in stride(from: 0, to: 300, by: 3) { values["k\(i)"] = .integer(i) }
+            let path = try written(box, values)
+            let writer = box.store()
+            for round in 0..<5 {
+                try writer.set(
+                    [("k\(round * 7 + 1)", PropertyList.string("new")), ("k\(round * 3)", PropertyList?.none)],
+                    in: DomainID(application: Self.app, user: .current, host: .any))
+                try writer.synchronize(application: Self.app)
+                let bytes = try #require(FileManager.default.contents(atPath: path))
+                let all = try #require(try PropertyList.parse(Array(bytes)).dictionaryValue)
+                #expect(Array(bytes) == (try PropertyList(.dictionary(all)).xmlData()), "round \(round)")
+            }
         }
     }
 

@@ -14,6 +14,19 @@ struct XMLWriter {
     static let footer = Array("</plist>\n".utf8)
 
     static func write(_ value: PropertyList) throws(PrefsError) -> [UInt8] {
+        try write(value, order: nil)
+    }
+
+    /// A dictionary written as ``write(_:)`` writes it, given as its
+    /// entries in the order ``write(_:)`` sorts them (each key once), which
+    /// a domain keeps from one write to the next instead of sorting again.
+    static func write(dictionaryEntries entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8] {
+        var depth = 1
+        for e in entries where e.value.depth + 1 > depth { depth = e.value.depth + 1 }
+        return try write(PropertyList(container: .dictionary([:]), depth: depth, minimumXMLSize: 0), order: entries)
+    }
+
+    private static func write(_ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?) throws(PrefsError) -> [UInt8] {
         guard value.depth < PropertyList.maxNesting else {
             throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
         }
@@ -24,7 +37,11 @@ struct XMLWriter {
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
         do throws(Failure) {
-            try w.append(value, indent: 0)
+            if let order {
+                try w.appendDictionary(isEmpty: order.isEmpty, order.lazy.map { ($0.key, $0.value) }, indent: 0)
+            } else {
+                try w.append(value, indent: 0)
+            }
         } catch {
             let path = error.path.reversed().joined()
             throw PrefsError(error.base.code, error.base.message + (path.isEmpty ? "" : " (at \(path))"))
@@ -120,21 +137,28 @@ struct XMLWriter {
             tabs(indent)
             literal("</array>\n")
         case .dictionary(let entries):
-            if entries.isEmpty { literal("<dict/>\n"); return }
-            literal("<dict>\n")
-            for (key, value) in entries.sortedByKey() {
-                tabs(indent + 1)
-                literal("<key>")
-                do throws(Failure) {
-                    try Self.checkTextLength(key.string.utf8.count, "a key")
-                    try escaped(key.string, what: "key")
-                } catch { throw error.at(".\(key.string.prefix(100))") }
-                literal("</key>\n")
-                do throws(Failure) { try append(value, indent: indent + 1) } catch { throw error.at(".\(key.string.prefix(100))") }
-            }
-            tabs(indent)
-            literal("</dict>\n")
+            try appendDictionary(isEmpty: entries.isEmpty, entries.sortedByKey().lazy.map { ($0.key, $0.value) }, indent: indent)
         }
+    }
+
+    /// Appends a dictionary whose entries, in the order written, are `sorted`.
+    private mutating func appendDictionary<S: Sequence<(PropertyList.Key, PropertyList)>>(
+        isEmpty: Bool, _ sorted: S, indent: Int
+    ) throws(Failure) {
+        if isEmpty { literal("<dict/>\n"); return }
+        literal("<dict>\n")
+        for (key, value) in sorted {
+            tabs(indent + 1)
+            literal("<key>")
+            do throws(Failure) {
+                try Self.checkTextLength(key.string.utf8.count, "a key")
+                try escaped(key.string, what: "key")
+            } catch { throw error.at(".\(key.string.prefix(100))") }
+            literal("</key>\n")
+            do throws(Failure) { try append(value, indent: indent + 1) } catch { throw error.at(".\(key.string.prefix(100))") }
+        }
+        tabs(indent)
+        literal("</dict>\n")
     }
 
     /// Appends `s` with `&`, `<`, `>` escaped and CR as `&#13;`; refuses

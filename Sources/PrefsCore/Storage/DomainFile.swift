@@ -13,6 +13,13 @@ final class Domain: @unchecked Sendable {
     /// The file's index, when the file was read through it and its values
     /// were not all needed yet: single keys are looked up in it.
     @exclusivity(unchecked) private var indexed: DomainIndex.Contents? = nil
+    /// The file's entries as last written or read through its index, in
+    /// the order it lists them (sorted by key), without this process's
+    /// pending changes: the next write merges those in instead of sorting
+    /// the whole domain again.
+    private var order: [Entry]? = nil
+
+    typealias Entry = (key: PropertyList.Key, value: PropertyList)
     /// This process's changes since the last write; `nil` removes the key.
     @exclusivity(unchecked) private(set) var pending: [PropertyList.Key: PropertyList?] = [:]
     /// The file as last read or written; `nil` when it did not exist.
@@ -77,7 +84,8 @@ final class Domain: @unchecked Sendable {
     /// what this library writes is dropped, and the file is parsed.
     private func materialize() {
         if let indexed, let all = indexed.allValues() {
-            rebuild(from: all)
+            rebuild(from: all.values)
+            order = all.order
             return
         }
         loaded = false
@@ -104,6 +112,7 @@ final class Domain: @unchecked Sendable {
     func refresh(usingIndex: Bool = true) -> Bool {
         if loaded && !hasChangedOnDisk { return false }
         loaded = true
+        order = nil
         do throws(PrefsError) {
             source = nil
             let target = try FileSystem.resolvingLinks(path, ownedBy: Domain.readersTrust)
@@ -120,7 +129,9 @@ final class Domain: @unchecked Sendable {
                     indexed = contents
                     materialized = nil
                 } else {
-                    rebuild(from: try decode(bytes, path: target, usingIndex: false))
+                    let read = try decode(bytes, path: target, usingIndex: false)
+                    rebuild(from: read.values)
+                    order = read.order
                 }
                 problem = nil
                 source = Fingerprint(bytes)
@@ -134,15 +145,22 @@ final class Domain: @unchecked Sendable {
         return true
     }
 
-    /// The dictionary the domain file whose bytes are `bytes` holds: from
-    /// the index when it has the values of exactly these bytes, else parsed
-    /// (and the index made anew).
-    private func decode(_ bytes: [UInt8], path: String, usingIndex: Bool = true, byWriter: Bool = false) throws(PrefsError) -> Values {
-        guard let index else { return try Domain.decode(bytes, path: path) }
-        if usingIndex, let values = bytes.withUnsafeBytes({ index.contents(for: $0) })?.allValues() { return values }
+    /// The dictionary the domain file whose bytes are `bytes` holds, and its
+    /// keys in the file's order when known: from the index when it has the
+    /// values of exactly these bytes, else parsed (and, unless `saving` is
+    /// false, the index made anew).
+    private func decode(
+        _ bytes: [UInt8], path: String, usingIndex: Bool = true, saving: Bool = true
+    ) throws(PrefsError) -> (
+        values: Values, order: [Entry]?
+    ) {
+        guard let index else { return (try Domain.decode(bytes, path: path), nil) }
+        if usingIndex, let all = bytes.withUnsafeBytes({ index.contents(for: $0) })?.allValues() { return all }
         let values = try Domain.decode(bytes, path: path)
-        bytes.withUnsafeBytes { index.save(values, for: $0, byWriter: byWriter) }
-        return values
+        guard saving else { return (values, nil) }
+        let entries = values.sortedByKey()
+        bytes.withUnsafeBytes { index.save(entries, for: $0, byWriter: false) }
+        return (values, entries)
     }
 
     /// The dictionary a domain file holds, or why it holds none.
@@ -166,6 +184,28 @@ final class Domain: @unchecked Sendable {
         indexed = nil
     }
 
+    /// `order` (entries sorted by key) with `changes` applied: removed keys left out,
+    /// new ones inserted in place (found by binary search), so that a
+    /// change of a few keys costs a copy of the list, not a sort.
+    static func merging(_ changes: [PropertyList.Key: PropertyList?], into order: [Entry]) -> [Entry] {
+        var out = [Entry]()
+        out.reserveCapacity(order.count + changes.count)
+        var from = 0
+        for key in changes.keys.sorted() {
+            var low = from, high = order.count
+            while low < high {
+                let mid = (low + high) / 2
+                if order[mid].key < key { low = mid + 1 } else { high = mid }
+            }
+            out.append(contentsOf: order[from..<low])
+            from = low
+            if from < order.count && order[from].key == key { from += 1 }
+            if let value = changes[key]! { out.append((key, value)) }
+        }
+        out.append(contentsOf: order[from...])
+        return out
+    }
+
     /// Records a change made by this process; reads see it at once.
     func set(_ key: PropertyList.Key, _ value: PropertyList?) {
         if !loaded { refresh() }
@@ -181,6 +221,7 @@ final class Domain: @unchecked Sendable {
     func remove() throws(PrefsError) -> Bool {
         let removed = try FileSystem.removeFile(path)
         index?.remove()
+        order = []
         pending = [:]
         materialized = [:]
         indexed = nil
@@ -209,6 +250,7 @@ final class Domain: @unchecked Sendable {
         var note: PrefsError? = nil
         try FileSystem.withDirectoryLock(dir) { () throws(PrefsError) in
             var stored: Values = [:]
+            var base: [Entry]? = []
             var mode: mode_t = shared ? 0o644 : 0o600
             if let (bytes, found) = try FileSystem.read(target, followingLinks: false) {
                 mode = found.mode
@@ -216,20 +258,25 @@ final class Domain: @unchecked Sendable {
                     // The bytes `values` came from: it is already the file
                     // with the pending changes applied.
                     stored = values
+                    base = order
                 } else {
                     do throws(PrefsError) {
-                        stored = try decode(bytes, path: target, byWriter: true)
+                        (stored, base) = try decode(bytes, path: target, saving: false)
                     } catch {
                         let aside = try FileSystem.moveAsideCorrupt(target)
                         note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
+                        base = []
                     }
                 }
             }
             for (k, change) in pending { stored[k] = change }
-            let bytes = try PropertyList(.dictionary(stored)).xmlData()
+            var entries = base.map { Domain.merging(pending, into: $0) } ?? stored.sortedByKey()
+            if entries.count != stored.count { entries = stored.sortedByKey() }
+            let bytes = try XMLWriter.write(dictionaryEntries: entries)
             FileSystem.removeLeftoverTemporaries(of: target)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
-            bytes.withUnsafeBytes { index?.save(stored, for: $0, byWriter: true) }
+            bytes.withUnsafeBytes { index?.save(entries, for: $0, byWriter: true) }
+            order = entries
             source = Fingerprint(bytes)
             pending = [:]
             materialized = stored

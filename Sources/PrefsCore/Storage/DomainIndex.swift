@@ -21,7 +21,10 @@ import Glibc
 /// | n | the domain file's path |
 /// | 4 × buckets | per bucket, 1 + the index of an entry, or 0 |
 /// | 16 × entries | per entry, offset and length of its key, of its value |
-/// | rest | keys (UTF-8) and values (see ``Contents/decodeValue(_:_:)``) |
+/// | rest | keys (UTF-8) and values (see ``Contents/decodeValue(_:)``) |
+///
+/// Entries are in the order of the keys' bytes, the order the XML file
+/// lists them in, so that a writer that reads another's index need not sort.
 ///
 /// A key's bucket is its ``ContentHash`` modulo the bucket count, then the
 /// next ones in turn (open addressing). The layout has no pointers, so it
@@ -132,16 +135,25 @@ struct DomainIndex {
             }
         }
 
-        /// Every key and value; `nil` when an entry is not what this library writes.
-        func allValues() -> PropertyListDictionary? {
-            bytes.withUnsafeBytes { all -> PropertyListDictionary? in
+        /// Every key and value, and the entries in the index's order when it
+        /// is the written order (each key after the one before, by bytes);
+        /// `nil` when an entry is not what this library writes.
+        func allValues() -> (values: PropertyListDictionary, order: [(key: PropertyList.Key, value: PropertyList)]?)? {
+            bytes.withUnsafeBytes { all -> (PropertyListDictionary, [(key: PropertyList.Key, value: PropertyList)]?)? in
                 let b = UnsafeRawBufferPointer(rebasing: all[body...])
                 var out = PropertyListDictionary(minimumCapacity: entries)
+                var order: [(key: PropertyList.Key, value: PropertyList)]? = []
+                order!.reserveCapacity(entries)
+                var previous: UnsafeRawBufferPointer? = nil
                 for i in 0..<entries {
                     guard let (k, v) = entry(i, b), let value = Contents.decodeValue(v) else { return nil }
-                    out[PropertyList.Key(String(decoding: k, as: UTF8.self))] = value
+                    let key = PropertyList.Key(String(decoding: k, as: UTF8.self))
+                    out[key] = value
+                    if order != nil, let p = previous, !p.lexicographicallyPrecedes(k) { order = nil }
+                    order?.append((key, value))
+                    previous = k
                 }
-                return out
+                return (out, order)
             }
         }
 
@@ -203,12 +215,12 @@ struct DomainIndex {
         }
     }
 
-    /// Records `values` as what the domain file whose bytes are `xml`
-    /// holds. Best effort: an index that cannot be written is simply not
+    /// Records `values` (the entries in the file's order) as what the
+    /// domain file whose bytes are `xml` holds. Best effort: an index that cannot be written is simply not
     /// there, and the next reader parses the XML. A writer makes the cache
     /// directory when it is missing; a reader only makes `prefs` in an
     /// existing one, so that reading never creates `$HOME` or `.cache`.
-    func save(_ values: PropertyListDictionary, for xml: UnsafeRawBufferPointer, byWriter: Bool) {
+    func save(_ values: [(key: PropertyList.Key, value: PropertyList)], for xml: UnsafeRawBufferPointer, byWriter: Bool) {
         var buckets = 8
         while buckets < values.count * 2 { buckets *= 2 }
         guard buckets <= Int(UInt32.max) else { return }
@@ -228,13 +240,19 @@ struct DomainIndex {
             }
             let valueOffset = dataStart + data.count
             guard Contents.encodeValue(value, &data) else { return }
-            entries += [UInt32(keyOffset), UInt32(keyLength), UInt32(valueOffset), UInt32(dataStart + data.count - valueOffset)]
+            entries.append(UInt32(keyOffset))
+            entries.append(UInt32(keyLength))
+            entries.append(UInt32(valueOffset))
+            entries.append(UInt32(dataStart + data.count - valueOffset))
         }
         guard dataStart + data.count <= Int(UInt32.max) else { return }
         var body = [UInt8]()
         body.reserveCapacity(dataStart + data.count)
-        for v in table { Self.append32(v, &body) }
-        for v in entries { Self.append32(v, &body) }
+        // Little-endian in the file: the same bytes as in memory here.
+        for i in table.indices { table[i] = table[i].littleEndian }
+        for i in entries.indices { entries[i] = entries[i].littleEndian }
+        table.withUnsafeBytes { body += $0 }
+        entries.withUnsafeBytes { body += $0 }
         body += data
         let pathBytes = Array(domainPath.utf8)
         var out = Self.magic

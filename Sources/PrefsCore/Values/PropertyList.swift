@@ -388,8 +388,13 @@ extension Dictionary where Key == PropertyList.Key, Value == PropertyList {
     /// sorted by comparing that buffer, so the sort itself moves integers
     /// and touches no reference counts.
     func sortedByKey() -> [(key: PropertyList.Key, value: PropertyList)] {
+        let (pairs, order) = sortedOrder()
+        return order.map { pairs[$0] }
+    }
+
+    private func sortedOrder() -> (pairs: [(key: PropertyList.Key, value: PropertyList)], order: [Int]) {
         let pairs = Array(self)
-        guard pairs.count > 1 else { return pairs }
+        guard pairs.count > 1 else { return (pairs, Array(pairs.indices)) }
         var bytes = [UInt8]()
         var bounds = [Int]()
         bounds.reserveCapacity(pairs.count + 1)
@@ -409,6 +414,6 @@ extension Dictionary where Key == PropertyList.Key, Value == PropertyList {
                 }
             }
         }
-        return order.map { pairs[$0] }
+        return (pairs, order)
     }
 }
