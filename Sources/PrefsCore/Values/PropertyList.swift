@@ -387,7 +387,7 @@ extension Dictionary where Key == PropertyList.Key, Value == PropertyList {
     /// The keys' bytes are copied once into one buffer and positions are
     /// sorted by comparing that buffer, so the sort itself moves integers
     /// and touches no reference counts.
-    func sortedByKey() -> [(key: PropertyList.Key, value: PropertyList)] {
+    package func sortedByKey() -> [(key: PropertyList.Key, value: PropertyList)] {
         let pairs = Array(self)
         guard pairs.count > 1 else { return pairs }
         var bytes = [UInt8]()
