@@ -55,5 +55,6 @@ public func prefsToolMain(_ argc: Int32, _ argv: UnsafePointer<UnsafeMutablePoin
         status = error.status
     }
     Output.standard.flush()
+    Output.error.flush()
     return status
 }
