@@ -225,13 +225,12 @@ static void test_changes_while_running(const char *prefs_bin)
     if (prefs_bin != NULL) {
         char profile[700], cmd[2200];
         sandbox_fmt(profile, sizeof profile, "%s/p.mobileconfig", sandbox()->root);
-        const char *xml =
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>"
-            "<key>PayloadIdentifier</key><string>com.example.counter</string>"
-            "<key>PayloadType</key><string>Configuration</string>"
-            "<key>PayloadContent</key><array><dict>"
-            "<key>PayloadType</key><string>" APP "</string>"
-            "<key>P</key><string>from-profile</string></dict></array></dict></plist>\n";
+        const char *xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>"
+                          "<key>PayloadIdentifier</key><string>com.example.counter</string>"
+                          "<key>PayloadType</key><string>Configuration</string>"
+                          "<key>PayloadContent</key><array><dict>"
+                          "<key>PayloadType</key><string>" APP "</string>"
+                          "<key>P</key><string>from-profile</string></dict></array></dict></plist>\n";
         CHECK(sandbox_write_file(profile, xml, strlen(xml)) == 0);
         sandbox_fmt(cmd, sizeof cmd, "'%s' profile install '%s' >/dev/null", prefs_bin, profile);
         CHECK(system(cmd) == 0);

@@ -827,6 +827,8 @@ dexpect "defaults/read-type boolean" 0 "Type is boolean" "" -- read-type $DD On
 dexpect "defaults/write -float" 0 "" "" -- write $DD Ratio -float 2.75
 dexpect "defaults/read a float" 0 "2.75" "" -- read $DD Ratio
 dexpect "defaults/read-type float" 0 "Type is float" "" -- read-type $DD Ratio
+dexpect "defaults/write -float 0.1 (a 32-bit float)" 0 "" "" -- write $DD Tenth -float 0.1
+dexpect "defaults/read it as macOS prints it: 16 digits" 0 "0.1000000014901161" "" -- read $DD Tenth
 dexpect "defaults/write -string" 0 "" "" -- write $DD Title -string 'a "quoted" title'
 dexpect "defaults/read a string: raw" 0 'a "quoted" title' "" -- read $DD Title
 dexpect "defaults/write -array" 0 "" "" -- write $DD List -array alpha "b c" 'd"e'
