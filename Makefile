@@ -3,7 +3,8 @@
 #   make example            build, install into ./build/stage, run the examples
 #   make check              every test: version and ABI checks, Swift core
 #                           tests, C tests against the installed library, the
-#                           installed prefs command, a distribution install
+#                           installed prefs command, Ansible's osx_defaults
+#                           driving libexec/prefs/defaults, a distribution install
 #                           (no rpath), the Debian packages, a ThreadSanitizer
 #                           stress run, the Swift and C tests under
 #                           AddressSanitizer, the fuzz corpus replayed
@@ -100,7 +101,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-c test-cli test-ansible test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -180,7 +181,11 @@ install-man:
 # links it again with $(PRIVATE_RPATH), which depends on LIBDIR (a relink at
 # install time, as libtool does).
 PREFS_BIN      = build/prefs
-INSTALLED_BIN  = $(BINDIR)/prefs
+# $(LIBEXECDIR)/prefs/defaults: the same program under the name of macOS's
+# defaults, a relative symlink to bin/prefs; with that directory first on
+# PATH, tools written for macOS (Ansible's osx_defaults) run unchanged.
+INSTALLED_DEFAULTS = $(LIBEXECDIR)/prefs/defaults
+INSTALLED_BIN  = $(BINDIR)/prefs $(INSTALLED_DEFAULTS)
 PREFS_LINK     = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_BIN) \
                  tools/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
 
@@ -192,15 +197,17 @@ install-bin: build-bin
 	$(PREFS_LINK) $(PRIVATE_RPATH)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(INSTALL_PROGRAM) $(PREFS_BIN) $(DESTDIR)$(BINDIR)/prefs
+	$(INSTALL) -d $(DESTDIR)$(LIBEXECDIR)/prefs
+	ln -sfn "$$(realpath -m --relative-to=$(LIBEXECDIR)/prefs $(BINDIR)/prefs)" $(DESTDIR)$(INSTALLED_DEFAULTS)
 # ----------------------------------------------------------------------------
 
 install-strip:
 	$(MAKE) install INSTALL_PROGRAM='$(INSTALL_PROGRAM) -s'
 
-# Leaves directories alone, except include/prefs, which is ours.
+# Leaves directories alone, except include/prefs and libexec/prefs, which are ours.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
-	rmdir $(DESTDIR)$(INCLUDEDIR)/prefs 2>/dev/null || true
+	rmdir $(DESTDIR)$(INCLUDEDIR)/prefs $(DESTDIR)$(LIBEXECDIR)/prefs 2>/dev/null || true
 	$(LDCONFIG)
 
 # ---------------------------------------------------------------------------
@@ -225,7 +232,7 @@ example: deps
 # Tests
 
 check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
-       test-install test-deb test-tsan
+       test-ansible test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
 # Swift tests run it when it sits beside the repository. Say so loudly when
@@ -278,6 +285,16 @@ test-c:
 test-cli:
 	$(MAKE) install $(STAGE_VARS)
 	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
+
+# A real client: Ansible's community.general.osx_defaults drives
+# libexec/prefs/defaults (Tests/ansible/run.sh). Ansible comes from PyPI,
+# pinned, into a virtual environment cached outside the tree
+# ($(XDG_CACHE_HOME) or ~/.cache, libprefs/ansible-<version>).
+ANSIBLE_VERSION ?= 12.3.0
+
+test-ansible:
+	$(MAKE) install $(STAGE_VARS)
+	ANSIBLE_VERSION=$(ANSIBLE_VERSION) $(C_ENV) bash Tests/ansible/run.sh $(STAGE)
 
 # A distribution install (PREFIX=/usr into DESTDIR): no RUNPATH or RPATH in
 # any ELF file; install-strip strips; uninstall leaves nothing of ours.

@@ -18,8 +18,8 @@ enum Command {
             }
         }
         guard let verb = args.popFirst() else {
-            Output.error.write(usage)
-            throw Failure(status: Failure.usageStatus, message: "prefs: no command given")
+            Output.error.write(usageText)
+            throw Failure(status: Failure.usageStatus, message: "\(programName): no command given")
         }
         switch verb {
         case "read": try read(args, host)
@@ -36,12 +36,15 @@ enum Command {
             try expect(args, count: 1, "find <word>")
             try find(args.first!, host)
         case "watch": try Watch.run(args, host)
+        case "profile":
+            if host.given { throw .usage("profile works on managed files: -currentHost and -host do not apply") }
+            try Profile.run(args)
         case "convert":
             if host.given { throw .usage("convert works on files: -currentHost and -host do not apply") }
             try Convert.run(args)
         case "help", "-h", "-help", "--help":
             try expect(args, count: 0, "help")
-            Output.standard.write(usage)
+            Output.standard.write(usageText)
         default:
             throw .usage("unknown command \(quoted(verb))")
         }

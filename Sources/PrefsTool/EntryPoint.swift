@@ -25,9 +25,19 @@ import Glibc
 /// the main thread. It writes file descriptors 1 and 2 unsynchronised, and
 /// `prefs watch` installs SIGINT and SIGTERM handlers and leaves only by
 /// `_exit` from them, never returning.
+/// Invoked under the name `defaults` (`$LIBEXECDIR/prefs/defaults`, for
+/// scripts and configuration tools written for macOS), the command is the
+/// same; only its usage text names it `defaults`.
+///
+/// The name the command was invoked under: `prefs`, or `defaults`.
+nonisolated(unsafe) var programName = "prefs"
+
 @c(prefs_tool_main)
 public func prefsToolMain(_ argc: Int32, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     var arguments: [String] = []
+    if argc > 0, let p = argv[0], String(cString: p).split(separator: "/").last == "defaults" {
+        programName = "defaults"
+    }
     if argc > 1 {
         arguments.reserveCapacity(Int(argc) - 1)
         for i in 1..<Int(argc) {
@@ -45,5 +55,6 @@ public func prefsToolMain(_ argc: Int32, _ argv: UnsafePointer<UnsafeMutablePoin
         status = error.status
     }
     Output.standard.flush()
+    Output.error.flush()
     return status
 }

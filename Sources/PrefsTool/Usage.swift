@@ -19,6 +19,12 @@ let usage = """
       domains                          the user's domain names, comma-separated
       find <word>                      keys and string values containing <word> (any case)
       watch <domain> [<key>]           print each change until interrupted
+      profile install [-user <name>] <file>
+                                       apply a configuration profile (.mobileconfig,
+                                       unsigned) as managed drop-ins
+      profile remove [-user <name>] <identifier>
+                                       remove an installed profile's drop-ins
+      profile list                     the installed profiles
       convert -lint <file>...          check property-list files: "<file>: OK" or why not
       convert -convert xml1|binary1 [-o <out>] <file>...
                                        rewrite files as XML or binary property lists
@@ -40,7 +46,8 @@ let usage = """
       -int <n> | -integer <n>          a 64-bit integer (decimal or 0x hex)
       -float <x>                       a real number
       -bool <b> | -boolean <b>         TRUE, FALSE, YES or NO, in any case
-      -date <d>                        2026-01-02T03:04:05Z or '2026-01-02 03:04:05 +0000'
+      -date <d>                        2026-01-02T03:04:05Z, '2026-01-02 03:04:05 +0000',
+                                       or '2026-01-02 03:04:05' (local time)
       -array <item>...                 an array (each item may carry one of the flags above)
       -array-add <item>...             append to the array (made when absent)
       -dict <key> <item>...            a dictionary
@@ -49,3 +56,15 @@ let usage = """
     Exit status: 0 success, 1 absent or refused, 64 usage error.
 
     """
+
+/// The usage text, under the name the command was invoked with.
+var usageText: String {
+    programName == "prefs" ? usage : usage.replacingOccurrences("usage: prefs", "usage: \(programName)")
+}
+
+extension String {
+    fileprivate func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        guard let r = firstRange(of: target) else { return self }
+        return self[..<r.lowerBound] + replacement + self[r.upperBound...]
+    }
+}

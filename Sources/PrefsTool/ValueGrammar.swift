@@ -1,3 +1,4 @@
+import Glibc
 import PrefsCore
 
 /// The value forms of `prefs write D K ...`, read completely before anything
@@ -134,7 +135,7 @@ enum ValueGrammar {
             return v
         case "-date":
             guard let v = date(text) else {
-                throw bad("not a date (2026-01-02T03:04:05Z or 2026-01-02 03:04:05 +0000, years 0001 to 9999)")
+                throw bad("not a date (2026-01-02T03:04:05Z, 2026-01-02 03:04:05 +0000, or 2026-01-02 03:04:05 in local time; years 0001 to 9999)")
             }
             return v
         default:
@@ -155,10 +156,34 @@ enum ValueGrammar {
         return text.withUTF8 { parse($0) }
     }
 
-    /// `2026-01-02T03:04:05Z`, or `2026-01-02 03:04:05 +0000` with any
+    /// The offset from UTC, in seconds, of the local time zone (`TZ`, else
+    /// /etc/localtime) at the local wall-clock time `wall` (seconds since
+    /// 1970 as if that time were UTC). Across a change of offset (summer
+    /// time), the offset in force at the resulting instant is taken; a
+    /// wall time skipped by the change reads with the offset before it.
+    static func utcOffset(ofLocal wall: Double) -> Double {
+        func offset(at t: Double) -> Double {
+            var time = time_t(t)
+            var tm = Glibc.tm()
+            guard localtime_r(&time, &tm) != nil else { return 0 }
+            return Double(tm.tm_gmtoff)
+        }
+        let first = offset(at: wall)
+        let second = offset(at: wall - first)
+        return offset(at: wall - second) == second ? second : first
+    }
+
+    /// `2026-01-02 03:04:05` (local time), `2026-01-02T03:04:05Z`, or `2026-01-02 03:04:05 +0000` with any
     /// offset from -2359 to +2359 (as `prefs read` prints dates).
     static func date(_ text: String) -> PropertyList? {
         let u = Array(text.utf8)
+        if u.count == 19, u[10] == 0x20 {
+            // `2026-01-02 03:04:05`: local time, as macOS's defaults reads
+            // it (Ansible's osx_defaults writes dates so).
+            let iso = String(decoding: u[0..<10], as: UTF8.self) + "T" + String(decoding: u[11..<19], as: UTF8.self) + "Z"
+            guard let wall = withBytes(iso, ScalarText.parseISODate) else { return nil }
+            return .date(wall - utcOffset(ofLocal: wall))
+        }
         if u.count != 25 { return withBytes(text, ScalarText.parseISODate).map { .date($0) } }
         guard u[10] == 0x20, u[19] == 0x20, u[20] == UInt8(ascii: "+") || u[20] == UInt8(ascii: "-"),
             u[21...24].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })

@@ -50,6 +50,8 @@ if [ ! -d "$1" ]; then
     exit 2
 fi
 PREFIX=$(cd "$1" && pwd)
+# test_managed runs the installed prefs as another libprefs process.
+export PREFS_BIN=$PREFIX/bin/prefs
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 CLANG=${CLANG:-clang}

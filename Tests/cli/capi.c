@@ -4,6 +4,9 @@
  * for `prefs read` to find.
  *
  *   capi get <app> <key> [current-host]   prints "<type> <description>"; exit 1 when absent
+ *   capi app <app> <key>                  the same along the app's search list
+ *                                         (PrefsCopyAppValue), then " (forced)"
+ *                                         when a managed value decides it
  *   capi put <app>                        stores one value of each type and synchronizes
  */
 #include <prefs/Prefs.h>
@@ -50,6 +53,21 @@ static int get(const char *app, const char *key, int currentHost)
     return 0;
 }
 
+static int get_app(const char *app, const char *key)
+{
+    PrefsPropertyListRef value = PrefsCopyAppValue(key, app);
+    if (value == NULL) {
+        printf("absent\n");
+        return 1;
+    }
+    char *text = PrefsCopyDescription(value);
+    printf("%s %s%s\n", type_name(PrefsGetType(value)), text != NULL ? text : "(no description)",
+           PrefsAppValueIsForced(key, app) ? " (forced)" : "");
+    PrefsFree(text);
+    PrefsRelease(value);
+    return 0;
+}
+
 static void set(const char *app, const char *key, PrefsPropertyListRef value)
 {
     PrefsSetValue(key, value, app, kPrefsCurrentUser, kPrefsAnyHost);
@@ -88,6 +106,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "get") == 0)
         return get(argv[2], argv[3], argc >= 5 && strcmp(argv[4], "current-host") == 0);
+    if (argc == 4 && strcmp(argv[1], "app") == 0)
+        return get_app(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "put") == 0)
         return put(argv[2]);
     fprintf(stderr, "usage: capi get <app> <key> [current-host] | capi put <app>\n");

@@ -293,8 +293,8 @@ expect "read/-bool YES is 1" 0 "1" "" -- read $D yes
 expect "read/-boolean false is 0" 0 "0" "" -- read $D no
 expect "read/-bool tRuE is 1" 0 "1" "" -- read $D true
 expect "read/-bool No is 0" 0 "0" "" -- read $D false
-expect "read/date ISO 8601" 0 '"2026-01-02 03:04:05 +0000"' "" -- read $D date
-expect "read/date with +0200 offset" 0 '"2026-01-02 03:04:05 +0000"' "" -- read $D date2
+expect "read/date ISO 8601, unquoted as macOS prints it" 0 '2026-01-02 03:04:05 +0000' "" -- read $D date
+expect "read/date with +0200 offset" 0 '2026-01-02 03:04:05 +0000' "" -- read $D date2
 expect "read/data" 0 "{length = 4, bytes = 0x0102abff}" "" -- read $D data
 expect "read/old-style data without flag" 0 "{length = 2, bytes = 0x0a0b}" "" -- read $D plaindata
 expect "read/array without flag" 0 $'(\n    a,\n    "b c"\n)' "" -- read $D plainarray
@@ -802,6 +802,113 @@ ok "watch/a plist-path domain leaves its directory alone" test "$(ls -A "$WORK/f
 expect "watch/invalid domain: 1" 1 "" "*" -- watch 'a/b'
 printf 'garbage' >"$CFG/com.example.watchbad.plist"
 refuse "watch/domain that does not parse: 1" 1 "$CFG/com.example.watchbad.plist" -- watch com.example.watchbad
+
+# ---------------------------------------------------------------------------
+# The defaults name ($PREFIX/libexec/prefs/defaults): the same command, for
+# tools written for macOS; -date in local time; read and read-type as
+# macOS prints them (what Ansible's osx_defaults parses).
+
+DEFAULTS=$PREFIX/libexec/prefs/defaults
+ok "defaults/installed in libexec/prefs, leading to bin/prefs" test "$(readlink -f "$DEFAULTS")" = "$(readlink -f "$PREFS")"
+dx() { "$DEFAULTS" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
+dexpect() {
+    local name=$1 status=$2 want_out=$3 want_err=$4
+    shift 5
+    dx "$@"
+    check_run "$name" "$status" "$want_out" "$want_err"
+}
+DD=com.example.defaultsname
+dexpect "defaults/write -int" 0 "" "" -- write $DD Count -int 42
+dexpect "defaults/read an integer" 0 "42" "" -- read $DD Count
+dexpect "defaults/read-type integer" 0 "Type is integer" "" -- read-type $DD Count
+dexpect "defaults/write -bool TRUE" 0 "" "" -- write $DD On -bool TRUE
+dexpect "defaults/read a boolean: 1" 0 "1" "" -- read $DD On
+dexpect "defaults/read-type boolean" 0 "Type is boolean" "" -- read-type $DD On
+dexpect "defaults/write -float" 0 "" "" -- write $DD Ratio -float 2.75
+dexpect "defaults/read a float" 0 "2.75" "" -- read $DD Ratio
+dexpect "defaults/read-type float" 0 "Type is float" "" -- read-type $DD Ratio
+dexpect "defaults/write -float 0.1 (a 32-bit float)" 0 "" "" -- write $DD Tenth -float 0.1
+dexpect "defaults/read it as macOS prints it: 16 digits" 0 "0.1000000014901161" "" -- read $DD Tenth
+dexpect "defaults/write -string" 0 "" "" -- write $DD Title -string 'a "quoted" title'
+dexpect "defaults/read a string: raw" 0 'a "quoted" title' "" -- read $DD Title
+dexpect "defaults/write -array" 0 "" "" -- write $DD List -array alpha "b c" 'd"e'
+dexpect "defaults/read an array" 0 $'(\n    alpha,\n    "b c",\n    "d\\"e"\n)' "" -- read $DD List
+dexpect "defaults/read-type array" 0 "Type is array" "" -- read-type $DD List
+dexpect "defaults/-date YYYY-MM-DD HH:MM:SS (UTC zone)" 0 "" "" -- write $DD When -date "2026-03-04 05:06:07"
+dexpect "defaults/read a date: unquoted, +0000" 0 "2026-03-04 05:06:07 +0000" "" -- read $DD When
+dexpect "defaults/read-type date" 0 "Type is date" "" -- read-type $DD When
+TZ=Asia/Tokyo dexpect "defaults/-date is local time (Asia/Tokyo, +0900)" 0 "" "" -- write $DD Tokyo -date "2026-03-04 05:06:07"
+dexpect "defaults/... read in UTC" 0 "2026-03-03 20:06:07 +0000" "" -- read $DD Tokyo
+TZ=Europe/Paris dexpect "defaults/-date in summer time (Europe/Paris, +0200)" 0 "" "" -- write $DD Paris -date "2026-07-01 12:00:00"
+dexpect "defaults/... read in UTC (10:00)" 0 "2026-07-01 10:00:00 +0000" "" -- read $DD Paris
+TZ=Europe/Paris expect "prefs takes the local form too" 0 "" "" -- write $DD Paris2 -date "2026-01-15 12:00:00"
+expect "... read in UTC (11:00, winter)" 0 "2026-01-15 11:00:00 +0000" "" -- read $DD Paris2
+dexpect "defaults/-date refuses a bad local date" 1 "" "*" -- write $DD Bad -date "2026-02-30 00:00:00"
+dexpect "defaults/read-type of an absent key: exit 1" 1 "" "The domain/default pair of ($DD, Nope) does not exist" -- read-type $DD Nope
+dexpect "defaults/delete a key" 0 "" "" -- delete $DD Count
+dexpect "defaults/read a deleted key: exit 1" 1 "" "*" -- read $DD Count
+dx help
+ok "defaults/usage names defaults" test "$(head -n 1 "$WORK/out")" = "usage: defaults [-currentHost | -host <hostname>] <command>"
+
+# ---------------------------------------------------------------------------
+# Configuration profiles: prefs profile install | remove | list, with the
+# XML fixture Tests/cli/profiles/fleet.mobileconfig and a binary copy of
+# fleet-v2.mobileconfig made here. Effective values through the C API
+# (capi app: PrefsCopyAppValue and PrefsAppValueIsForced).
+
+MAN=$PREFS_MANAGED_DIR
+PROFILES=$HERE/profiles
+PID=com.example.fleet.profile
+EDITOR_DROPIN=$MAN/com.example.editor.d/$PID.plist
+VIEWER_DROPIN=$MAN/com.example.viewer.d/$PID.plist
+capi_app() {
+    local name=$1 want=$2
+    shift 2
+    if [ -x "$WORK/capi" ]; then
+        "$WORK/capi" app "$@" >"$WORK/out" 2>"$WORK/err"
+        rc=$?
+        if same "$WORK/out" "$want"; then pass "$name"; else fail "$name" "status $rc: $(head -c 200 "$WORK/out")"; fi
+    else
+        fail "$name" "the capi test program did not build"
+    fi
+}
+expect "profile/list with none installed: empty" 0 "" "" -- profile list
+expect "profile/install an XML profile" 0 "Installed $PID for everyone: com.example.editor, com.example.viewer" \
+    $'prefs: not applied: payload 1 (com.apple.ManagedClient.preferences): com.example.editor: Set-Once settings (only Forced ones are applied)\nprefs: not applied: payload 3 (com.apple.wifi.managed): not a preference payload' \
+    -- profile install "$PROFILES/fleet.mobileconfig"
+ok "profile/one drop-in per domain, named after PayloadIdentifier" test -f "$EDITOR_DROPIN" -a -f "$VIEWER_DROPIN"
+ok "profile/drop-ins are XML, 0644" test "$(head -c 5 "$EDITOR_DROPIN")" = "<?xml" -a "$(stat -c %a "$EDITOR_DROPIN")" = 644
+capi_app "profile/Forced mcx_preference_settings applied, forced" "integer 16 (forced)" com.example.editor FontSize
+capi_app "profile/a later payload wins (custom settings over mcx)" "string dark (forced)" com.example.editor Theme
+capi_app "profile/custom-settings payload applied" "boolean 1 (forced)" com.example.editor Autosave
+capi_app "profile/second domain" "real 1.5 (forced)" com.example.viewer Zoom
+capi_app "profile/Set-Once not applied" "absent" com.example.editor Tips
+refuse "profile/a forced key cannot be written" 1 "$CFG/com.example.editor.plist" -- write com.example.editor FontSize -int 10
+expect "profile/list" 0 "$PID (everyone): com.example.editor, com.example.viewer — Fleet editor settings" "" -- profile list
+"$PREFS" convert -convert binary1 -o "$WORK/files/fleet-v2.mobileconfig" "$PROFILES/fleet-v2.mobileconfig"
+ok "profile/binary fixture made" test "$(head -c 8 "$WORK/files/fleet-v2.mobileconfig")" = bplist00
+expect "profile/reinstall from a binary profile" 0 "Installed $PID for everyone: com.example.editor" "*" -- profile install "$WORK/files/fleet-v2.mobileconfig"
+ok "profile/reinstall removes the domain the profile no longer has" test ! -e "$VIEWER_DROPIN" -a ! -e "$MAN/com.example.viewer.d"
+capi_app "profile/reinstall replaces the values" "integer 18 (forced)" com.example.editor FontSize
+capi_app "profile/reinstall: a domain no longer managed" "absent" com.example.viewer Zoom
+expect "profile/list after reinstall" 0 "$PID (everyone): com.example.editor — Fleet editor settings, v2" "" -- profile list
+printf '<?xml version="1.0"?><plist version="1.0"><dict><key>PayloadIdentifier</key><string>x</string>' >"$WORK/files/broken.mobileconfig"
+managed_state() { find "$MAN" -printf '%p %s %T@\n' | sort; }
+before_broken=$(managed_state)
+refuse "profile/a profile that does not parse writes nothing" 1 "$EDITOR_DROPIN" -- profile install "$WORK/files/broken.mobileconfig"
+printf '\x30\x82\x01\x00' >"$WORK/files/signed.mobileconfig"
+refuse "profile/a signed profile is refused, nothing written" 1 "$EDITOR_DROPIN" -- profile install "$WORK/files/signed.mobileconfig"
+ok "profile/... the managed directory exactly as it was" test "$(managed_state)" = "$before_broken"
+expect "profile/remove" 0 "Removed $PID" "" -- profile remove $PID
+ok "profile/remove deletes the drop-ins and the receipt" test -z "$(find "$MAN" -name "$PID.plist")"
+capi_app "profile/after remove, nothing forced" "absent" com.example.editor FontSize
+expect "profile/remove again: not installed, exit 1" 1 "" "Profile $PID is not installed for everyone" -- profile remove $PID
+expect "profile/install for one user" 0 "Installed $PID for $(id -un): com.example.editor, com.example.viewer" "*" -- profile install -user "$(id -un)" "$PROFILES/fleet.mobileconfig"
+ok "profile/... in that user's managed directory" test -f "$MAN/$(id -un)/com.example.editor.d/$PID.plist"
+capi_app "profile/... forced for that user" "integer 16 (forced)" com.example.editor FontSize
+expect "profile/list shows the user's" 0 "$PID (user $(id -un)): com.example.editor, com.example.viewer — Fleet editor settings" "" -- profile list
+expect "profile/remove for one user" 0 "Removed $PID" "" -- profile remove -user "$(id -un)" $PID
+expect "profile/unknown subcommand: 64" 64 "" "*" -- profile frobnicate
 
 # ---------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@
 #   deb/c-program      a C program compiled and linked against the root
 #                      through pkg-config, run with the root's library
 #   deb/prefs          the root's prefs reads what that program wrote
+#   deb/defaults       usr/libexec/prefs/defaults leads to prefs and runs as defaults
 #   deb/lintian        lintian reports no error and no warning (each one
 #                      fixed or overridden, with its reason, in debian/)
 #
@@ -70,7 +71,7 @@ expect_files "libprefs$MAJOR" "$LIBDIR/libprefs.so.$VERSION" "$LIBDIR/libprefs.s
     "usr/share/doc/libprefs$MAJOR/copyright" "usr/share/doc/libprefs$MAJOR/NOTICE"
 expect_files libprefs-dev "$LIBDIR/libprefs.so" "$LIBDIR/pkgconfig/prefs.pc" \
     usr/include/prefs/Prefs.h usr/include/prefs/module.modulemap usr/include/prefs/CPrefs.apinotes
-expect_files prefs usr/bin/prefs usr/share/man/man1/prefs.1.gz
+expect_files prefs usr/bin/prefs usr/share/man/man1/prefs.1.gz usr/libexec/prefs/defaults
 
 lib_deb=$(deb_of "libprefs$MAJOR")
 if [ -f "$lib_deb" ]; then
@@ -143,6 +144,13 @@ if LD_LIBRARY_PATH=$SYSROOT/$LIBDIR XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=
     pass deb/prefs "the packaged prefs reads what the C program wrote"
 else
     fail deb/prefs "prefs read: $(head -c 200 "$WORK/prefs.log")"
+fi
+if [ "$(readlink "$SYSROOT/usr/libexec/prefs/defaults")" = ../../bin/prefs ] &&
+    LD_LIBRARY_PATH=$SYSROOT/$LIBDIR XDG_CONFIG_HOME=$WORK/config "$SYSROOT/usr/libexec/prefs/defaults" \
+        read-type com.example.deb Greeting 2>&1 | grep -qx 'Type is string'; then
+    pass deb/defaults "usr/libexec/prefs/defaults -> ../../bin/prefs, runs as defaults"
+else
+    fail deb/defaults "usr/libexec/prefs/defaults: $(ls -l "$SYSROOT/usr/libexec/prefs/defaults" 2>&1)"
 fi
 
 # ---- lintian ---------------------------------------------------------------------

@@ -6,7 +6,8 @@
 #   install/distribution   make install DESTDIR=<tmp> PREFIX=/usr: the
 #                          multiarch LIBDIR, no RUNPATH or RPATH in any ELF
 #                          file (readelf -d), BIND_NOW and RELRO, a prefs.pc
-#                          with no rpath
+#                          with no rpath, usr/libexec/prefs/defaults a
+#                          relative symlink to ../../bin/prefs
 #   install/uninstall      make uninstall (same variables) removes every file
 #                          install put and nothing else
 #   install/strip          make install-strip: no symbol table or debug
@@ -14,7 +15,8 @@
 #   install/private-prefix make install PREFIX=<tmp>: a C program built as the
 #                          README says (pkg-config, plus an rpath to the
 #                          private libdir) and bin/prefs run without
-#                          LD_LIBRARY_PATH
+#                          LD_LIBRARY_PATH, and so does libexec/prefs/defaults,
+#                          which behaves as defaults (usage names it)
 #
 # Run from `make test-install`, after `make build`. One line per check, then
 # "N passed, N failed"; exit status 0 or 1.
@@ -61,7 +63,7 @@ else
     missing=""
     for f in usr/bin/prefs "${LIBDIR#/}/libprefs.so.$VERSION" "${LIBDIR#/}/libprefs.so.$MAJOR" "${LIBDIR#/}/libprefs.so" \
              "${LIBDIR#/}/pkgconfig/prefs.pc" usr/include/prefs/Prefs.h usr/include/prefs/module.modulemap usr/include/prefs/CPrefs.apinotes \
-             usr/share/man/man1/prefs.1; do
+             usr/share/man/man1/prefs.1 usr/libexec/prefs/defaults; do
         [ -e "$DEST/$f" ] || missing="$missing $f"
     done
     if [ -n "$missing" ]; then
@@ -71,6 +73,12 @@ else
     fi
 
     check_elf_hardening install/distribution-elf "$DEST"
+
+    if [ "$(readlink "$DEST/usr/libexec/prefs/defaults")" = ../../bin/prefs ]; then
+        pass install/distribution-defaults "usr/libexec/prefs/defaults -> ../../bin/prefs"
+    else
+        fail install/distribution-defaults "usr/libexec/prefs/defaults: $(ls -l "$DEST/usr/libexec/prefs/defaults" 2>&1)"
+    fi
 
     pc=$DEST$LIBDIR/pkgconfig/prefs.pc
     if grep -Eq 'rpath|-Wl' "$pc"; then
@@ -155,6 +163,13 @@ C
         pass install/private-prefix-prefs "bin/prefs runs without LD_LIBRARY_PATH and reads what the C program wrote"
     else
         fail install/private-prefix-prefs "bin/prefs read: $(head -c 200 "$WORK/prefs.log")"
+    fi
+    if XDG_CONFIG_HOME=$WORK/config "$PRIV/libexec/prefs/defaults" read-type com.example.install FontSize >"$WORK/defaults.log" 2>&1 &&
+       [ "$(cat "$WORK/defaults.log")" = "Type is integer" ] &&
+       "$PRIV/libexec/prefs/defaults" help 2>&1 | head -n 1 | grep -q '^usage: defaults '; then
+        pass install/private-prefix-defaults "libexec/prefs/defaults runs without LD_LIBRARY_PATH, as defaults"
+    else
+        fail install/private-prefix-defaults "libexec/prefs/defaults read-type: $(head -c 200 "$WORK/defaults.log")"
     fi
 fi
 

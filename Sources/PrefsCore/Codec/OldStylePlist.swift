@@ -27,11 +27,16 @@ package enum OldStylePlist {
         return append(value, level: 0, to: &out, limit: maxBytes) ? out : nil
     }
 
-    /// A value as `prefs read D K` prints it: strings raw, numbers bare,
-    /// booleans `1`/`0`, everything else as ``format(_:)``.
+    /// A value as `prefs read D K` prints it, as macOS's `defaults` does:
+    /// strings raw, numbers bare, booleans `1`/`0`, dates unquoted
+    /// (`2026-01-02 03:04:05 +0000`), everything else as ``format(_:)``.
     package static func formatBare(_ value: PropertyList) -> String {
         if case .string(let s) = value.value { return s }
-        return format(value)
+        let text = format(value)
+        if case .date = value.value, text.hasPrefix("\""), text.hasSuffix("\""), text.utf8.count >= 2 {
+            return String(text.dropFirst().dropLast())
+        }
+        return text
     }
 
     private static func indent(_ level: Int, _ out: inout String) {

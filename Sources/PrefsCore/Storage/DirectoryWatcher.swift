@@ -40,7 +40,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     deinit { closeWakePipe() }
 
     /// Starts the thread that will call `changed()` after files ending in
-    /// `.plist` change in any of `directories` (those that exist), watching
+    /// `.plist` (or directories ending in `.d`) change in any of `directories` (those that exist), watching
     /// at once when `immediately`, else after ``delaySeconds``. nil when no
     /// thread can be started. Without inotify (no instance left, say), the
     /// thread calls `poll()` every ``pollMilliseconds`` instead, so that
@@ -196,7 +196,9 @@ final class DirectoryWatcher: @unchecked Sendable {
                     let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
                     let nameStart = offset + MemoryLayout<inotify_event>.size
                     let name = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
+                    // A domain file, or a managed drop-in directory (`<id>.d`) made or removed.
                     if name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8) { relevant = true }
+                    if name.count > 2 && name.suffix(2).elementsEqual(".d".utf8) { relevant = true }
                     offset = nameStart + length
                 }
             }

@@ -48,6 +48,19 @@ final class Domain: @unchecked Sendable {
     /// led when last read or written.
     private(set) var file: String
 
+    /// Whether `path` is a managed drop-in directory (`<id>.d`): its
+    /// values are those of its `*.plist` files merged in the byte order of
+    /// their names, a later file's key winning (see ``refreshDropIns()``).
+    /// Such a domain is only read, never written.
+    let isDropInDirectory: Bool
+    /// The drop-in files as last read: name and stamp of each, in order.
+    private var dropInStamps: [DropIn]? = nil
+
+    struct DropIn: Equatable {
+        let name: String
+        let stamp: FileSystem.Stamp?
+    }
+
     /// The binary cache of the file's values; `nil` for files that get none.
     let index: DomainIndex?
 
@@ -56,6 +69,7 @@ final class Domain: @unchecked Sendable {
         self.shared = shared
         self.index = index
         file = path
+        isDropInDirectory = path.hasSuffix(Locations.dropInSuffix)
     }
 
     var hasPendingChanges: Bool { !pending.isEmpty }
@@ -95,7 +109,53 @@ final class Domain: @unchecked Sendable {
     /// Whether the file differs from the one last read (one `stat`, which
     /// follows a symlink at `path`).
     var hasChangedOnDisk: Bool {
-        (try? FileSystem.stamp(path)) != stamp
+        if isDropInDirectory { return dropIns() != dropInStamps }
+        return (try? FileSystem.stamp(path)) != stamp
+    }
+
+    /// The drop-in files of the directory at `path` now: every `*.plist`
+    /// not starting with `.` (as the shell's `*.plist` matches, so editors'
+    /// and writers' temporary files are left out), in the byte order of
+    /// the names, each with its stamp (which follows a symlink). A listing
+    /// and one `stat` per file.
+    private func dropIns() -> [DropIn] {
+        FileSystem.list(path)
+            .filter { $0.hasSuffix(".plist") && $0.utf8.count > 6 && !$0.hasPrefix(".") }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .map { DropIn(name: $0, stamp: try? FileSystem.stamp(path + "/" + $0)) }
+    }
+
+    /// Reads a drop-in directory: each file in order, merged over the
+    /// previous ones. A file that does not parse, is not a dictionary or
+    /// cannot be read is skipped, the others still apply, and it is
+    /// reported in ``problem`` (all such files, in one message).
+    private func refreshDropIns() -> Bool {
+        loaded = true
+        let found = dropIns()
+        dropInStamps = found
+        var merged = Values()
+        var problems: [PrefsError] = []
+        for entry in found {
+            let name = path + "/" + entry.name
+            do throws(PrefsError) {
+                let target = try FileSystem.resolvingLinks(name, ownedBy: Domain.readersTrust)
+                guard let (bytes, _) = try FileSystem.read(target, followingLinks: false) else { continue }
+                let values: Values
+                do throws(PrefsError) {
+                    values = try Domain.decode(bytes, path: name)
+                } catch {
+                    throw PrefsError(error.code, "\(error.message); the drop-in is skipped, the others apply")
+                }
+                merged.merge(values) { _, later in later }
+            } catch {
+                problems.append(error)
+            }
+        }
+        problem =
+            problems.isEmpty
+            ? nil : PrefsError(problems[0].code, problems.map(\.message).joined(separator: "; "))
+        rebuild(from: merged)
+        return true
     }
 
     /// The users whose symlinks reads follow: anyone's, except in a setuid
@@ -111,6 +171,7 @@ final class Domain: @unchecked Sendable {
     @discardableResult
     func refresh(usingIndex: Bool = true) -> Bool {
         if loaded && !hasChangedOnDisk { return false }
+        if isDropInDirectory { return refreshDropIns() }
         loaded = true
         order = nil
         do throws(PrefsError) {

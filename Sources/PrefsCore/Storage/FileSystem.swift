@@ -333,7 +333,7 @@ package enum FileSystem {
     }
 
     /// Names in directory `dir` (not `.` and `..`); empty when it does not exist.
-    static func list(_ dir: String) -> [String] {
+    package static func list(_ dir: String) -> [String] {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
         var names = [String]()

@@ -49,7 +49,7 @@ public let globalDomainName = "NSGlobalDomain"
 /// | current user, any host | `$XDG_CONFIG_HOME/<id>.plist` (`$HOME/.config` when unset or relative) |
 /// | current user, current host | `$XDG_CONFIG_HOME/ByHost/<id>.<host-id>.plist` |
 /// | any user | the same under `$PREFS_SYSTEM_DIR` (default `/usr/local/etc`) |
-/// | managed | `$PREFS_MANAGED_DIR/<id>.plist`, `$PREFS_MANAGED_DIR/<user>/<id>.plist` (default `/etc/prefs/managed`) |
+/// | managed | `$PREFS_MANAGED_DIR/<id>.plist`, `$PREFS_MANAGED_DIR/<user>/<id>.plist` (default `/etc/prefs/managed`), and the `*.plist` files of `<id>.d/` beside each |
 ///
 /// The global domain's `<id>` is `.GlobalPreferences`. The host id is the
 /// first line of `/etc/machine-id`, or the host name when that is missing.
@@ -164,10 +164,25 @@ public struct Locations: Sendable {
         id.host == .any || id.application.utf8.count + hostID.utf8.count + 7 <= ApplicationID.maxFileNameLength
     }
 
-    /// The managed files of an application: the user's, then everyone's.
+    /// The managed layers of an application, the first found winning: the
+    /// user's drop-in directory (`<user>/<id>.d`, whose `*.plist` files are
+    /// merged in the byte order of their names, a later file winning), the
+    /// user's `<id>.plist`, then everyone's `<id>.d` and `<id>.plist`.
+    /// A path ending in ``dropInSuffix`` is a drop-in directory.
     public func managedPaths(of application: String) -> [String] {
         let name = application == globalDomainName ? globalDomainFileName : application
-        return ["\(managedDirectory)/\(userName)/\(name).plist", "\(managedDirectory)/\(name).plist"]
+        let user = "\(managedDirectory)/\(userName)/\(name)", everyone = "\(managedDirectory)/\(name)"
+        return [user + Locations.dropInSuffix, user + ".plist", everyone + Locations.dropInSuffix, everyone + ".plist"]
+    }
+
+    /// The suffix of a managed drop-in directory (`<id>.d`).
+    public static let dropInSuffix = ".d"
+
+    /// The drop-in directory of `application`'s managed domain, for
+    /// everyone (`user` nil) or for one user.
+    public func dropInDirectory(of application: String, user: String? = nil) -> String {
+        let name = application == globalDomainName ? globalDomainFileName : application
+        return "\(managedDirectory)/\(user.map { $0 + "/" } ?? "")\(name)\(Locations.dropInSuffix)"
     }
 }
 

@@ -10,6 +10,7 @@ extension PreferencesStore {
         if let d = s.domains[path] { return d }
         let d = Domain(path: path, shared: locations.isShared(path), index: locations.index(of: path))
         s.domains[path] = d
+        if d.isDropInDirectory { watchDropIns(d, &s) }
         reload(d, &s)
         watchLinkTarget(d, &s)
         if watcher == nil { startWatcher(immediately: false, s.linkedDirectories) }
@@ -20,10 +21,27 @@ extension PreferencesStore {
     /// manager's), watches that directory too, so that changes made there
     /// by other programs are noticed.
     func watchLinkTarget(_ d: Domain, _ s: inout State) {
+        if d.isDropInDirectory { return watchDropIns(d, &s) }
         let dir = FileSystem.parent(of: d.file)
         guard dir != FileSystem.parent(of: d.path), !s.linkedDirectories.contains(dir) else { return }
         s.linkedDirectories.append(dir)
         watcher?.add(dir)
+    }
+
+    /// Watches a drop-in directory once it exists (its creation is seen
+    /// in the managed directory, which is watched); one that was removed is
+    /// watched again when it is made again (inotify drops a removed
+    /// directory's watch).
+    func watchDropIns(_ d: Domain, _ s: inout State) {
+        var st = stat()
+        let exists = stat(d.path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+        let index = s.linkedDirectories.firstIndex(of: d.path)
+        if exists && index == nil {
+            s.linkedDirectories.append(d.path)
+            watcher?.add(d.path)
+        } else if !exists, let index {
+            s.linkedDirectories.remove(at: index)
+        }
     }
 
     /// Re-reads `d` if its file changed; a file that became unusable is
@@ -72,6 +90,9 @@ extension PreferencesStore {
     }
 
     func refreshLoaded(_ s: inout State) {
+        // A drop-in directory made empty changes no values, but must be
+        // watched from now on.
+        for d in s.domains.values where d.isDropInDirectory { watchDropIns(d, &s) }
         guard s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
         let before = snapshot(&s)
         for d in s.domains.values {

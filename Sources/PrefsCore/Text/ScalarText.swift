@@ -1,3 +1,5 @@
+import Glibc
+
 /// The text forms of integers, reals and dates that property lists use,
 /// parsed and printed without Foundation and without the C locale's help.
 /// The parsers are `package`: the `prefs` command reads its `-int`,
@@ -251,14 +253,26 @@ package enum ScalarText {
         return (digits, digits.count - shift)
     }
 
-    /// The shortest text that reads back to exactly `d`: `5`, `0.1`,
-    /// `1e-300`, `-0`, `nan`, `+infinity`, `-infinity`.
+    /// The C locale, for this thread's `vsnprintf` in ``formatReal(_:)``.
+    nonisolated(unsafe) private static let cNumericLocale: locale_t? = newlocale(LC_NUMERIC_MASK, "C", nil)
+
+    /// `d` as `defaults read` prints a real, 16 significant digits
+    /// (`%.16g`): `5`, `0.1`, `1e-300`, `-0`, `0.1000000014901161`, and
+    /// `nan`, `+infinity`, `-infinity`.
     static func formatReal(_ d: Double) -> String {
         if d.isNaN { return "nan" }
         if d.isInfinite { return d < 0 ? "-infinity" : "+infinity" }
-        let s = d.description
-        if s.hasSuffix(".0") { return String(s.dropLast(2)) }
-        return s
+        // As NSNumber describes a double, which `defaults read` prints:
+        // `%.16g` (0.1, 2.75, 1e+100; 0.1000000014901161 for the float 0.1).
+        // In the C locale, whatever locale the program set: a '.' always.
+        let previous = cNumericLocale.map { uselocale($0) }
+        defer { if let previous { _ = uselocale(previous) } }
+        var buffer = [CChar](repeating: 0, count: 40)
+        let n = withVaList([d]) { args in
+            buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, "%.16g", args) }
+        }
+        guard n > 0 else { return d.description }
+        return String(decoding: buffer.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     // MARK: Dates

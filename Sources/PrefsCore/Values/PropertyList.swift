@@ -387,14 +387,9 @@ extension Dictionary where Key == PropertyList.Key, Value == PropertyList {
     /// The keys' bytes are copied once into one buffer and positions are
     /// sorted by comparing that buffer, so the sort itself moves integers
     /// and touches no reference counts.
-    func sortedByKey() -> [(key: PropertyList.Key, value: PropertyList)] {
-        let (pairs, order) = sortedOrder()
-        return order.map { pairs[$0] }
-    }
-
-    private func sortedOrder() -> (pairs: [(key: PropertyList.Key, value: PropertyList)], order: [Int]) {
+    package func sortedByKey() -> [(key: PropertyList.Key, value: PropertyList)] {
         let pairs = Array(self)
-        guard pairs.count > 1 else { return (pairs, Array(pairs.indices)) }
+        guard pairs.count > 1 else { return pairs }
         var bytes = [UInt8]()
         var bounds = [Int]()
         bounds.reserveCapacity(pairs.count + 1)
@@ -414,6 +409,6 @@ extension Dictionary where Key == PropertyList.Key, Value == PropertyList {
                 }
             }
         }
-        return (pairs, order)
+        return order.map { pairs[$0] }
     }
 }

@@ -1,0 +1,292 @@
+import Glibc
+import PrefsCore
+
+/// `prefs profile install | remove | list`: configuration profiles written
+/// for Macs (`.mobileconfig`, XML or binary, unsigned) applied as managed
+/// drop-ins.
+///
+/// A profile's preference payloads become one drop-in per domain,
+/// `$PREFS_MANAGED_DIR/<domain>.d/<PayloadIdentifier>.plist` (everyone), or
+/// under `$PREFS_MANAGED_DIR/<user>/` with `-user <name>`; every key of a
+/// drop-in is forced. What was installed is remembered in a receipt,
+/// `.profiles/<PayloadIdentifier>.plist` in the same managed directory,
+/// which `list` reads and `remove` and a reinstallation follow.
+enum Profile {
+    static let form = "profile install [-user <name>] <file> | profile remove [-user <name>] <identifier> | profile list"
+
+    static func run(_ args: ArraySlice<String>) throws(Failure) {
+        var args = args
+        guard let verb = args.popFirst() else { throw .usage("usage: prefs \(form)") }
+        var user: String? = nil
+        if args.first == "-user" {
+            args.removeFirst()
+            guard let name = args.popFirst() else { throw .usage("-user needs a user name") }
+            if name.isEmpty || name.hasPrefix(".") || name.contains("/") {
+                throw .usage("-user \(quoted(name)): not a user name")
+            }
+            user = name
+        }
+        switch verb {
+        case "install":
+            guard args.count == 1 else { throw .usage("usage: prefs profile install [-user <name>] <file>") }
+            try install(args.first!, user: user)
+        case "remove":
+            guard args.count == 1 else { throw .usage("usage: prefs profile remove [-user <name>] <identifier>") }
+            try remove(args.first!, user: user)
+        case "list":
+            guard args.isEmpty, user == nil else { throw .usage("usage: prefs profile list") }
+            try list()
+        default:
+            throw .usage("unknown profile command \(quoted(verb)); usage: prefs \(form)")
+        }
+    }
+
+    // MARK: Reading a profile
+
+    /// What a profile asks for: the drop-in of each domain, and what cannot
+    /// be applied.
+    struct Plan {
+        var identifier: String
+        var displayName: String?
+        var uuid: String?
+        /// Domain name → the keys forced, payloads merged in order.
+        var domains: [String: PropertyListDictionary] = [:]
+        var skipped: [String] = []
+    }
+
+    /// Payload types that are not preference domains although they look
+    /// like one: accounts, network and security settings, MDM.
+    static func isPreferenceDomain(_ type: String) -> Bool {
+        let notDomains: Set<String> = [
+            "Configuration", "com.apple.mdm", "com.apple.webcontent-filter", "com.apple.TCC.configuration-profile-policy",
+            "com.apple.notificationsettings", "com.apple.system-extension-policy", "com.apple.syspolicy.kernel-extension-policy",
+            "com.apple.servicemanagement", "com.apple.dnsSettings.managed", "com.apple.firstactiveethernet.managed",
+            "com.apple.extensiblesso", "com.apple.familycontrols.contentfilter",
+        ]
+        if notDomains.contains(type) { return false }
+        for suffix in [".managed", ".account", ".pkcs1", ".pkcs12", ".pem", ".root", ".scep", ".acme"] where type.hasSuffix(suffix) {
+            return false
+        }
+        if type.hasPrefix("com.apple.security.") || type.hasPrefix("com.apple.vpn") { return false }
+        return type.contains(".") && ApplicationID.problem(type) == nil && !type.hasPrefix(".")
+    }
+
+    static func plan(_ bytes: [UInt8], shown: String) throws(Failure) -> Plan {
+        // A signed profile is a CMS (DER) envelope: an ASN.1 SEQUENCE.
+        if bytes.first == 0x30 {
+            throw .refused(
+                "prefs: \(shown) is a signed profile (a CMS envelope), which prefs does not apply; nothing was written. Install the unsigned profile (on a Mac: security cms -D -i \(shown) -o unsigned.mobileconfig)"
+            )
+        }
+        let root: PropertyList
+        do throws(PrefsError) {
+            root = try PropertyList.parse(bytes)
+        } catch {
+            throw .refused("prefs: \(shown) does not parse (\(error.message)); nothing was written")
+        }
+        guard let top = root.dictionaryValue else {
+            throw .refused("prefs: \(shown) is not a configuration profile (not a dictionary); nothing was written")
+        }
+        func string(_ d: PropertyListDictionary, _ key: String) -> String? { d[PropertyList.Key(key)]?.stringValue }
+        guard let identifier = string(top, "PayloadIdentifier"), !identifier.isEmpty else {
+            throw .refused("prefs: \(shown) has no PayloadIdentifier; nothing was written")
+        }
+        if let problem = ApplicationID.problem(identifier) ?? (identifier.hasPrefix(".") ? "it starts with '.'" : nil) {
+            throw .refused("prefs: \(shown): PayloadIdentifier \(quoted(identifier)) cannot name a file (\(problem)); nothing was written")
+        }
+        if let type = string(top, "PayloadType"), type != "Configuration" {
+            throw .refused("prefs: \(shown) is a payload of type \(quoted(type)), not a configuration profile; nothing was written")
+        }
+        var plan = Plan(identifier: identifier, displayName: string(top, "PayloadDisplayName"), uuid: string(top, "PayloadUUID"))
+        guard let payloads = top[PropertyList.Key("PayloadContent")]?.arrayValue else {
+            throw .refused("prefs: \(shown) has no PayloadContent array; nothing was written")
+        }
+        func add(_ domain: String, _ values: PropertyListDictionary) {
+            let app = domain == globalDomainFileName ? globalDomainName : domain
+            plan.domains[app, default: [:]].merge(values) { _, later in later }
+        }
+        for (n, payload) in payloads.enumerated() {
+            let where_ = "payload \(n + 1)"
+            guard let p = payload.dictionaryValue else {
+                plan.skipped.append("\(where_): not a dictionary")
+                continue
+            }
+            let type = string(p, "PayloadType") ?? ""
+            let name = "\(where_) (\(type.isEmpty ? "no PayloadType" : type))"
+            if p[PropertyList.Key("PayloadEnabled")]?.booleanValue == false {
+                plan.skipped.append("\(name): PayloadEnabled is false")
+                continue
+            }
+            if type == "com.apple.ManagedClient.preferences" {
+                guard let content = p[PropertyList.Key("PayloadContent")]?.dictionaryValue else {
+                    plan.skipped.append("\(name): no PayloadContent dictionary")
+                    continue
+                }
+                for (domainKey, settings) in content.sortedByKey() {
+                    let domain = domainKey.string
+                    guard ApplicationID.problem(domain) == nil, let s = settings.dictionaryValue else {
+                        plan.skipped.append("\(name): domain \(quoted(domain)): not a domain name with a dictionary")
+                        continue
+                    }
+                    for (level, entries) in s.sortedByKey() {
+                        guard level.string == "Forced" else {
+                            plan.skipped.append("\(name): \(domain): \(level.string) settings (only Forced ones are applied)")
+                            continue
+                        }
+                        let items: [PropertyList] = entries.arrayValue ?? [entries]
+                        for (i, entry) in items.enumerated() {
+                            guard let e = entry.dictionaryValue else {
+                                plan.skipped.append("\(name): \(domain): Forced item \(i + 1) is not a dictionary")
+                                continue
+                            }
+                            for (k, v) in e.sortedByKey() {
+                                if k.string == "mcx_preference_settings", let values = v.dictionaryValue {
+                                    add(domain, values)
+                                } else {
+                                    plan.skipped.append("\(name): \(domain): Forced \(k.string)")
+                                }
+                            }
+                        }
+                    }
+                }
+            } else if isPreferenceDomain(type) {
+                var values = p
+                for k in p.keys where k.string.hasPrefix("Payload") { values[k] = nil }
+                add(type, values)
+            } else {
+                plan.skipped.append("\(name): not a preference payload")
+            }
+        }
+        for (domain, values) in plan.domains {
+            for (k, v) in values {
+                do throws(PrefsError) {
+                    try PropertyList.checkStorable(v, forKey: k.string)
+                } catch {
+                    throw .refused("prefs: \(shown): \(domain): \(error.message); nothing was written")
+                }
+            }
+        }
+        return plan
+    }
+
+    // MARK: Where things go
+
+    static var store: PreferencesStore { .shared }
+
+    /// The managed directory of everyone, or of `user`.
+    static func directory(user: String?) -> String {
+        store.locations.managedDirectory + (user.map { "/" + $0 } ?? "")
+    }
+
+    static func receiptPath(_ identifier: String, user: String?) -> String {
+        directory(user: user) + "/.profiles/" + identifier + ".plist"
+    }
+
+    static func dropIn(_ domain: String, _ identifier: String, user: String?) -> String {
+        store.locations.dropInDirectory(of: domain, user: user) + "/" + identifier + ".plist"
+    }
+
+    /// The drop-ins a receipt says its profile installed.
+    static func installedFiles(_ receipt: PropertyListDictionary) -> [String] {
+        let files: [PropertyList] = receipt[PropertyList.Key("Files")]?.arrayValue ?? []
+        return files.compactMap(\.stringValue)
+    }
+
+    static func readReceipt(_ path: String) -> PropertyListDictionary? {
+        guard let bytes = try? FileSystem.readUserFile(path), let v = try? PropertyList.parse(bytes) else { return nil }
+        return v.dictionaryValue
+    }
+
+    // MARK: Verbs
+
+    static func install(_ file: String, user: String?) throws(Failure) {
+        let bytes: [UInt8]
+        do throws(PrefsError) {
+            bytes = try file == "-" ? FileSystem.readToEnd(descriptor: 0, name: "standard input") : FileSystem.readUserFile(file)
+        } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+        let shown = file == "-" ? "standard input" : file
+        let plan = try plan(bytes, shown: shown)
+        var changes: [(path: String, bytes: [UInt8]?)] = []
+        var written: [String] = []
+        do throws(PrefsError) {
+            for domain in plan.domains.keys.sorted() {
+                let path = dropIn(domain, plan.identifier, user: user)
+                changes.append((path, try PropertyList.dictionary(plan.domains[domain]!).xmlData()))
+                written.append(path)
+            }
+            let receiptFile = receiptPath(plan.identifier, user: user)
+            for old in installedFiles(readReceipt(receiptFile) ?? [:]) where !written.contains(old) {
+                if old.hasPrefix(directory(user: user) + "/") { changes.append((old, nil)) }
+            }
+            var receipt: PropertyListDictionary = [
+                "PayloadIdentifier": .string(plan.identifier),
+                "Files": .array(written.map { .string($0) }),
+                "Domains": .array(plan.domains.keys.sorted().map { .string($0) }),
+                "InstallDate": .date(Double(time(nil))),
+            ]
+            if let n = plan.displayName { receipt["PayloadDisplayName"] = .string(n) }
+            if let u = plan.uuid { receipt["PayloadUUID"] = .string(u) }
+            if let user { receipt["User"] = .string(user) }
+            if !plan.skipped.isEmpty { receipt["NotApplied"] = .array(plan.skipped.map { .string($0) }) }
+            changes.append((receiptFile, try PropertyList.dictionary(receipt).xmlData()))
+        } catch {
+            throw .refused("prefs: \(error.message); nothing was written")
+        }
+        for s in plan.skipped { Output.error.line("prefs: not applied: \(s)") }
+        do throws(PrefsError) {
+            try store.replaceManagedFiles(changes)
+        } catch {
+            throw .refused("prefs: cannot install \(plan.identifier): \(error.message)")
+        }
+        let scope = user.map { "for \($0)" } ?? "for everyone"
+        let domains = plan.domains.keys.sorted().joined(separator: ", ")
+        Output.standard.line("Installed \(plan.identifier) \(scope): \(domains.isEmpty ? "no domain" : domains)")
+    }
+
+    static func remove(_ identifier: String, user: String?) throws(Failure) {
+        if ApplicationID.problem(identifier) != nil || identifier.hasPrefix(".") {
+            throw .refused("prefs: \(quoted(identifier)) is not a profile identifier")
+        }
+        let receiptFile = receiptPath(identifier, user: user)
+        guard let receipt = readReceipt(receiptFile) else {
+            let scope = user.map { "for \($0)" } ?? "for everyone"
+            throw .refused("Profile \(identifier) is not installed \(scope)")
+        }
+        var changes: [(path: String, bytes: [UInt8]?)] = installedFiles(receipt)
+            .filter { $0.hasPrefix(directory(user: user) + "/") }.map { ($0, nil) }
+        changes.append((receiptFile, nil))
+        do throws(PrefsError) {
+            try store.replaceManagedFiles(changes)
+        } catch {
+            throw .refused("prefs: cannot remove \(identifier): \(error.message)")
+        }
+        Output.standard.line("Removed \(identifier)")
+    }
+
+    /// One line per installed profile: identifier, scope, domains.
+    static func list() throws(Failure) {
+        let root = store.locations.managedDirectory
+        var scopes: [(String?, String)] = [(nil, root)]
+        for name in FileSystem.list(root).sorted() where !name.hasPrefix(".") && !name.hasSuffix(".plist") && !name.hasSuffix(".d") {
+            scopes.append((name, root + "/" + name))
+        }
+        var lines: [String] = []
+        for (user, dir) in scopes {
+            let receipts = dir + "/.profiles"
+            for name in FileSystem.list(receipts).sorted() where name.hasSuffix(".plist") && !name.hasPrefix(".") {
+                guard let r = readReceipt(receipts + "/" + name),
+                    let id = r[PropertyList.Key("PayloadIdentifier")]?.stringValue
+                else { continue }
+                let listed: [PropertyList] = r[PropertyList.Key("Domains")]?.arrayValue ?? []
+                let domains = listed.compactMap(\.stringValue)
+                let scope = user.map { "user \($0)" } ?? "everyone"
+                var line = "\(id) (\(scope)): \(domains.isEmpty ? "no domain" : domains.joined(separator: ", "))"
+                if let display = r[PropertyList.Key("PayloadDisplayName")]?.stringValue { line += " — \(display)" }
+                lines.append(line)
+            }
+        }
+        for l in lines { Output.standard.line(l) }
+    }
+}
