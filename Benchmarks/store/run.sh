@@ -88,7 +88,8 @@ done
 # ---------------------------------------------------------------- build
 step "installing libprefs into $prefix"
 make -s -C "$root" install PREFIX="$prefix" LIBDIR="$prefix/lib" >/dev/null
-prefs_flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs prefs)
+# A private prefix: the programs name the library's directory (README, "Installing").
+prefs_flags="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs prefs) -Wl,-rpath,$prefix/lib"
 dconf_flags=$(pkg-config --cflags --libs dconf)
 
 step "building the benchmark programs"
