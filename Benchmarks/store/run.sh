@@ -208,13 +208,13 @@ else
     isolated "$build/spawn_timer" "$STARTUP_RUNS" 10 "$startup_csv" "${startup_programs[@]}"
 fi
 
-step "8. system calls of cached reads (strace -c): 1 read vs 1,000,000 reads"
+step "8. system calls of cached reads (strace -c): 1,000 reads vs 1,000,000 reads"
 # The reading thread only (no -f): the library's own threads (the file
 # watcher, the writer) wake on timers, so their calls differ from run to
 # run whatever the reads do.
 syscalls() { awk 'NR > 2 && $NF != "total" && $NF !~ /^-/ { print $NF, $4 }' "$1" | sort; }
 fresh fixture
-isolated strace -c -o "$results/strace-1.txt" "$build/prefs_bench" loop 1
+isolated strace -c -o "$results/strace-1.txt" "$build/prefs_bench" loop 1000
 fresh fixture
 isolated strace -c -o "$results/strace-1000000.txt" "$build/prefs_bench" loop 1000000
 if diff <(syscalls "$results/strace-1.txt") <(syscalls "$results/strace-1000000.txt") >"$results/strace.diff"; then
@@ -287,21 +287,23 @@ verdict() { awk "BEGIN { exit !($1) }" && echo met || echo MISSED; }
         printf "| %s | %.2f | %.2f ± %.2f | %.2f–%.2f | %.2f | %.2f× |\n", p[n], $4 * 1000, $2 * 1000, $3 * 1000,
             $7 * 1000, $8 * 1000, ($5 + $6) * 1000, $4 * 1000 / base }' "$startup_csv"
     echo
-    echo "System calls of the C read loop's thread: $total_1 with 1 read, $total_m with 1,000,000 reads; per-call counts identical: $syscalls_same."
+    echo "System calls of the C read loop's thread: $total_1 with 1,000 reads, $total_m with 1,000,000 reads; per-call counts identical: $syscalls_same."
     echo
     echo "Whole read commands (hyperfine -N, $STARTUP_RUNS runs after 10 warm-up runs):"
     echo
     echo "| command | median ms | mean ± σ ms | user + sys ms |"
     echo "|---|---:|---:|---:|"
-    awk -F, 'NR > 1 { printf "| \`%s\` | %.2f | %.2f ± %.2f | %.2f |\n", $1, $4 * 1000, $2 * 1000, $3 * 1000, ($5 + $6) * 1000 }' "$reads_csv"
+    awk -F, 'NR > 1 { printf "| `%s` | %.2f | %.2f ± %.2f | %.2f |\n", $1, $4 * 1000, $2 * 1000, $3 * 1000, ($5 + $6) * 1000 }' "$reads_csv"
     echo
     echo "Instructions (callgrind; one run each, the same for the same binary and input):"
     echo
+    # n: a count with thousands separators.
+    n() { printf '%s' "$1" | sed -e ':a' -e 's/\B[0-9]\{3\}\>/,&/' -e 'ta'; }
     echo "| case | libprefs | dconf | bare C | libprefs ÷ dconf |"
     echo "|---|---:|---:|---:|---:|"
-    awk -v p="$i_prefs" -v d="$i_dconf" -v e="$i_empty" 'BEGIN { printf "| start-up + first read of one key of 1,000 | %\047d | %\047d | %\047d | %.2f |\n", p, d, e, p / d }'
-    awk -v p="$i_read_p" -v d="$i_read_d" 'BEGIN { printf "| `prefs read` / `dconf read`, whole process | %\047d | %\047d | | %.2f |\n", p, d, p / d }'
-    awk -v p="$i_set_p" -v d="$i_set_d" 'BEGIN { printf "| one set of an existing key (client side) | %\047d | %\047d | | %.2f |\n", p, d, p / d }'
+    echo "| start-up + first read of one key of 1,000 | $(n "$i_prefs") | $(n "$i_dconf") | $(n "$i_empty") | $(awk "BEGIN { printf \"%.2f\", $i_prefs / $i_dconf }") |"
+    echo "| \`prefs read\` / \`dconf read\`, whole process | $(n "$i_read_p") | $(n "$i_read_d") | | $(awk "BEGIN { printf \"%.2f\", $i_read_p / $i_read_d }") |"
+    echo "| one set of an existing key (client side) | $(n "$i_set_p") | $(n "$i_set_d") | | $(awk "BEGIN { printf \"%.2f\", $i_set_p / $i_set_d }") |"
     echo
     hit_p=$(median_of hit libprefs) hit_f=$(median_of hit Foundation) hit_d=$(median_of hit dconf)
     cpu_p=$(median_of hit-cpu libprefs) cpu_f=$(median_of hit-cpu Foundation) cpu_d=$(median_of hit-cpu dconf)

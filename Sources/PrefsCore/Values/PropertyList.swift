@@ -276,7 +276,18 @@ extension PropertyList {
         }
 
         public static func == (a: Key, b: Key) -> Bool {
-            a.withBytes { pa in
+            if case .owned(let x) = a.storage, case .owned(let y) = b.storage {
+                // The same representation (an identical small string, or the
+                // same buffer) holds the same bytes: the usual case of a
+                // dictionary's hit, decided without touching the bytes.
+                if MemoryLayout<String>.size == 16,
+                    unsafeBitCast(x, to: (UInt64, UInt64).self) == unsafeBitCast(y, to: (UInt64, UInt64).self)
+                {
+                    return true
+                }
+                if x.utf8.count != y.utf8.count { return false }
+            }
+            return a.withBytes { pa in
                 b.withBytes { pb in
                     pa.count == pb.count && (pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
                 }
