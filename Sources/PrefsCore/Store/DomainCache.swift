@@ -78,11 +78,12 @@ extension PreferencesStore {
     @inline(__always)
     func noticeChanges(_ s: inout State) {
         var moved = false
-        for i in counters.indices {
-            let now = counters[i].value
-            if now != s.seenCounts[i] {
-                s.seenCounts[i] = now
-                moved = true
+        counters.withUnsafeBufferPointer { c in
+            s.seenCounts.withUnsafeMutableBufferPointer { seen in
+                for i in c.indices where c[i].value != seen[i] {
+                    seen[i] = c[i].value
+                    moved = true
+                }
             }
         }
         if moved { refreshLoaded(&s) }

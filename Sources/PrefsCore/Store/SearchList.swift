@@ -146,8 +146,14 @@ extension PreferencesStore {
     static let mergeAfterReads = 32
 
     /// The value a read of `key` returns along `v`'s search list.
+    @inline(__always)
     func searched(_ key: PropertyList.Key, _ v: SearchView, _ s: inout State) -> PropertyList? {
-        if let merged = v.merged { return merged[key] }
+        if v.merged != nil { return v.merged![key] }
+        return searchedWithoutView(key, v, &s)
+    }
+
+    @inline(never)
+    private func searchedWithoutView(_ key: PropertyList.Key, _ v: SearchView, _ s: inout State) -> PropertyList? {
         v.unmergedReads += 1
         if v.unmergedReads > Self.mergeAfterReads {
             rebuild(v, &s)

@@ -287,12 +287,23 @@ extension PropertyList {
                 }
                 if x.utf8.count != y.utf8.count { return false }
             }
+            // A lookup's borrowed bytes against a stored key, without closures.
+            if case .borrowed(let p) = a.storage, case .owned(let y) = b.storage { return equal(p, y) }
+            if case .owned(let x) = a.storage, case .borrowed(let p) = b.storage { return equal(p, x) }
             return a.withBytes { pa in
                 b.withBytes { pb in
                     pa.count == pb.count && (pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0)
                 }
             }
         }
+        @inline(__always)
+        private static func equal(_ p: UnsafeRawBufferPointer, _ s: String) -> Bool {
+            guard p.count == s.utf8.count else { return false }
+            if p.isEmpty { return true }
+            return s.utf8.withContiguousStorageIfAvailable { memcmp(p.baseAddress!, $0.baseAddress!, p.count) == 0 }
+                ?? p.elementsEqual(s.utf8)
+        }
+
         public static func < (a: Key, b: Key) -> Bool {
             a.withBytes { pa in b.withBytes { pb in pa.lexicographicallyPrecedes(pb) } }
         }
@@ -304,26 +315,32 @@ extension PropertyList {
         /// cheaper than the SipHash of `Hasher` for the short keys of
         /// preferences, which are looked up on every read.
         public func _rawHashValue(seed: Int) -> Int {
-            withBytes { b -> Int in
-                var h = UInt64(truncatingIfNeeded: seed) ^ (UInt64(b.count) &* 0x9E37_79B9_7F4A_7C15)
-                var i = 0
-                while i + 8 <= b.count {
-                    h = (h ^ b.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-                    h = (h << 31) | (h >> 33)
-                    i += 8
-                }
-                if i < b.count {
-                    var tail: UInt64 = 0
-                    while i < b.count { tail = (tail << 8) | UInt64(b[i]); i += 1 }
-                    h = (h ^ tail) &* 0xBF58_476D_1CE4_E5B9
-                }
-                // Final mix, so that every input bit reaches the low bits
-                // the table indexes by.
-                h ^= h >> 30
-                h = h &* 0x94D0_49BB_1331_11EB
-                h ^= h >> 31
-                return Int(truncatingIfNeeded: h)
+            // A lookup's borrowed bytes are hashed where they are.
+            if case .borrowed(let b) = storage { return Self.hash(b, seed: seed) }
+            return withBytes { Self.hash($0, seed: seed) }
+        }
+
+        @inline(__always)
+        private static func hash(_ b: UnsafeRawBufferPointer, seed: Int) -> Int {
+            var h = UInt64(truncatingIfNeeded: seed) ^ (UInt64(b.count) &* 0x9E37_79B9_7F4A_7C15)
+            var i = 0
+            while i + 8 <= b.count {
+                h = (h ^ b.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+                h = (h << 31) | (h >> 33)
+                i += 8
             }
+            if i < b.count {
+                var tail: UInt64 = 0
+                while i < b.count { tail = (tail << 8) | UInt64(b[i]); i += 1 }
+                h = (h ^ tail) &* 0xBF58_476D_1CE4_E5B9
+            }
+            // Final mix, so that every input bit reaches the low bits
+            // the table indexes by.
+            h ^= h >> 30
+            h = h &* 0x94D0_49BB_1331_11EB
+            h ^= h >> 31
+            return Int(truncatingIfNeeded: h)
+
         }
         public var description: String { string }
     }
