@@ -22,10 +22,6 @@ let libraryLinkerFlags = [
     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/Prefs/exports.map",
 ]
 
-// Where Debian (and most distributions) put libxml2's headers; what
-// `pkg-config --cflags libxml-2.0` says.
-let libxml2Headers: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]
-
 let package = Package(
     name: "libprefs",
     products: [
@@ -46,18 +42,19 @@ let package = Package(
     ],
     targets: [
         // libxml2's headers only: the library is loaded when XML is first
-        // parsed, not linked (see Sources/CLibXML2/shim.h). No pkgConfig,
-        // which would link it; its headers' directory is named below.
-        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", providers: [.apt(["libxml2-dev"])]),
+        // parsed, not linked (see Sources/CLibXML2/include/shim.h). Not a
+        // system library with pkgConfig, which would link it: its headers
+        // are reached through include/libxml, a link to
+        // /usr/include/libxml2/libxml (where Debian's libxml2-dev and other
+        // distributions put them; `pkg-config --cflags libxml-2.0`).
+        .target(name: "CLibXML2", path: "Sources/CLibXML2"),
         // The public header, as the C face's contract (`@c @implementation`).
         .systemLibrary(name: "CPrefs", path: "include/prefs"),
         // Atomics on shared file mappings.
         .systemLibrary(name: "CAtomics", path: "Sources/CAtomics"),
         // Fork handlers installed at load time, and the state they guard.
         .target(name: "CProcessHooks", path: "Sources/CProcessHooks"),
-        .target(
-            name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics", "CProcessHooks"],
-            swiftSettings: libxml2Headers),
+        .target(name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics", "CProcessHooks"]),
         // The `prefs` command's code, linked into libprefs.so and entered
         // through prefs_tool_main; `bin/prefs` is tools/prefs.c, built by
         // the Makefile. Not a product: nothing else may import it.
@@ -70,10 +67,7 @@ let package = Package(
         ),
         .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         // Fixtures are read by path from the tests, not bundled as resources.
-        .testTarget(
-            name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"],
-            // `@testable import` loads the core's private imports too.
-            swiftSettings: libxml2Headers),
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"]),
         .target(
             name: "PrefsConfiguration",
             dependencies: ["PrefsCore", .product(name: "Configuration", package: "swift-configuration")],

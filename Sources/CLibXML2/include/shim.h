@@ -12,7 +12,7 @@
  * function failed to compile ("'UErrorCode' has different definitions in
  * different modules") on a clean build. Nothing here uses ICU or the
  * encoding handler's ICU fields, so leave them out of this module's view. */
-#include <libxml/xmlversion.h>
+#include <libxml/xmlversion.h> /* through include/libxml, a link to the system's headers */
 #undef LIBXML_ICU_ENABLED
 
 #include <libxml/parser.h>
