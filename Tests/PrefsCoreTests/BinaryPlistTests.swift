@@ -181,6 +181,23 @@ struct BinaryPlistTests {
         #expect(v?.minimumXMLSize == PropertyList(.dictionary(["k": 2])).minimumXMLSize)
     }
 
+    /// The reader remembers each decoded object without holding it: a value
+    /// that a later duplicate key replaced, or a string first met as a key,
+    /// must still be there when another container refers to it.
+    @Test func objectsSharedAfterBeingDroppedStayAlive() {
+        // [{k: "value", k: 2}, "value"]: the first "value" is replaced.
+        let replaced = BinaryBuilder([
+            [0xA2, 0x01, 0x02], [0xD2, 0x03, 0x03, 0x02, 0x04],
+            [0x5F, 0x10, 0x14] + Array("a value shared later".utf8), [0x51, 0x6B], [0x10, 0x02],
+        ])
+        #expect(expectParses(replaced.bytes) == [["k": 2], "a value shared later"])
+        // [{"a key used as a value": 7}, "a key used as a value"].
+        let key = BinaryBuilder([
+            [0xA2, 0x01, 0x02], [0xD1, 0x02, 0x03], [0x5F, 0x10, 0x15] + Array("a key used as a value".utf8), [0x10, 0x07],
+        ])
+        #expect(expectParses(key.bytes) == [["a key used as a value": 7], "a key used as a value"])
+    }
+
     @Test func sharedObjectsAreDecodedOnce() throws {
         let v = try #require(expectParses(fixtureBytes(fixtures + "shared.plist")))
         let a = try #require(v["a"]?.arrayValue)

@@ -10,6 +10,14 @@
 //                                       only), prefs foundation libplist floor
 //   codec-bench binary [--quick]        the binary reader against libplist,
 //                                       Foundation and Python's plistlib
+//   codec-bench binary generate BYTES PATH
+//                                       write the binary input of about BYTES
+//   codec-bench binary compare PATH COUNT
+//                                       libprefs against libplist alone on a
+//                                       binary file, COUNT rounds: medians
+//   codec-bench binary loop WHO PATH COUNT
+//                                       parse a binary file COUNT times (for
+//                                       callgrind); WHO: prefs libplist none
 //   codec-bench profile parse|write BYTES COUNT
 //                                       loop one PrefsCore operation (for perf)
 
@@ -76,6 +84,39 @@ if arguments.first == "parse-once" {
 }
 
 if arguments.first == "binary" {
+    if arguments.count == 4, arguments[1] == "generate", let size = Int(arguments[2]) {
+        // The benchmark's binary input of about BYTES, written to PATH.
+        exit(writeFile(arguments[3], binaryInput(target: size).bytes) ? 0 : 1)
+    }
+    if arguments.count == 5, arguments[1] == "loop", ["prefs", "libplist", "none"].contains(arguments[2]),
+        let bytes = readFile(arguments[3]), let count = Int(arguments[4])
+    {
+        // COUNT parses of one file by one reader, nothing else: run under
+        // callgrind with COUNT 0 and N, the difference divided by N is the
+        // reader's cost per parse.
+        var total = 0
+        for _ in 0..<count {
+            switch arguments[2] {
+            case "prefs": total += (try? PropertyList.parse(bytes))?.dictionaryValue?.count ?? 0
+            case "libplist": total += PlistTree(binary: bytes)?.topLevelCount ?? 0
+            default: total += 1
+            }
+        }
+        exit(count == 0 || total > 0 ? 0 : 1)
+    }
+    if arguments.count == 4, arguments[1] == "compare", let bytes = readFile(arguments[2]), let reps = Int(arguments[3]) {
+        // libprefs and libplist alone, round-robin on one file: medians.
+        let ops = [
+            Op(contender: .prefs, isWrite: false, body: { try! PropertyList.parse(bytes) }),
+            Op(contender: .libplist, isWrite: false, body: { PlistTree(binary: bytes)! }),
+        ]
+        let t = measure(ops, repetitions: reps, warmups: 2, batch: 1)
+        print(
+            "libprefs \(duration(t[0].wall.median)) (CPU \(duration(t[0].cpu.median))), libplist \(duration(t[1].wall.median)) "
+                + "(CPU \(duration(t[1].cpu.median))), vs libplist \(String(format: "%.3f×", t[1].wall.median / t[0].wall.median)) wall, "
+                + "\(String(format: "%.3f×", t[1].cpu.median / t[0].cpu.median)) CPU")
+        exit(0)
+    }
     if arguments.count == 3, arguments[1] == "profile", let count = Int(arguments[2]) {
         // A steady loop of the binary reader on the 1 MB input, for perf.
         let (bytes, _) = binaryInput(target: 1_000_000)

@@ -51,19 +51,26 @@ package enum BinaryReader {
     /// each object.
     struct Decoder {
         let bytes: UnsafeRawBufferPointer
+        /// `bytes.baseAddress`: the file is never empty here.
+        let base: UnsafeRawPointer
         let offsetSize: Int
         let refSize: Int
         let objectCount: Int
         let top: Int
         let tableStart: Int
         let limit: Int
-        /// Each object once decoded (unmanaged: no reference counting on
-        /// the hot path; released in ``deallocate()``).
+        /// Each object once decoded, unretained: no reference counting
+        /// on the hot path and nothing to release at the end. Every value
+        /// in it stays alive until the parse ends, because it is held by
+        /// a container under construction (on the stack of `decode`), by
+        /// the result, or by ``keepAlive``; after an error nothing reads it.
         let decoded: UnsafeMutablePointer<Unmanaged<PropertyList>?>
         /// Whether each object is being decoded now (on the current path).
         let active: UnsafeMutablePointer<Bool>
-        /// Each string object used as a dictionary key, as a key.
-        let keys: UnsafeMutablePointer<(PropertyList.Key, Int)?>
+        /// Values the result may not hold but ``decoded`` names: strings
+        /// decoded only as dictionary keys, and values a later duplicate
+        /// key replaced. Released in ``deallocate()``.
+        let keepAlive: UnsafeMutablePointer<[PropertyList]>
 
         init(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) {
             self.bytes = bytes
@@ -74,6 +81,7 @@ package enum BinaryReader {
             for i in 0..<7 where bytes[i] != BinaryReader.magic[i] {
                 throw Self.fail("not a binary property list of version 0x (bplist0?)")
             }
+            base = bytes.baseAddress!
             let t = bytes.count - 32
             offsetSize = Int(bytes[t + 6])
             refSize = Int(bytes[t + 7])
@@ -105,17 +113,16 @@ package enum BinaryReader {
             decoded.initialize(repeating: nil, count: objectCount)
             active = .allocate(capacity: objectCount)
             active.initialize(repeating: false, count: objectCount)
-            keys = .allocate(capacity: objectCount)
-            keys.initialize(repeating: nil, count: objectCount)
+            keepAlive = .allocate(capacity: 1)
+            keepAlive.initialize(to: [])
         }
 
         /// Releases what the decoder holds; the values it returned live on.
         func deallocate() {
-            for i in 0..<objectCount { decoded[i]?.release() }
             decoded.deallocate()
             active.deallocate()
-            keys.deinitialize(count: objectCount)
-            keys.deallocate()
+            keepAlive.deinitialize(count: 1)
+            keepAlive.deallocate()
         }
 
         /// A `.malformed` error about binary property lists.
@@ -128,14 +135,29 @@ package enum BinaryReader {
         /// the caller has checked that they are there.
         @inline(__always)
         static func uint(_ b: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
-            var v: UInt64 = 0
-            for i in 0..<width { v = v << 8 | UInt64(b[at + i]) }
-            return v
+            uint(b.baseAddress!, at, width)
+        }
+
+        /// The same over the file's first byte: one load for the widths
+        /// writers use (1, 2, 4 and 8 bytes), a loop for the others.
+        @inline(__always)
+        static func uint(_ p: UnsafeRawPointer, _ at: Int, _ width: Int) -> UInt64 {
+            switch width {
+            case 1: return UInt64(p.load(fromByteOffset: at, as: UInt8.self))
+            case 2: return UInt64(UInt16(bigEndian: p.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+            case 4: return UInt64(UInt32(bigEndian: p.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+            case 8: return UInt64(bigEndian: p.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            default:
+                var v: UInt64 = 0
+                for i in 0..<width { v = v << 8 | UInt64(p.load(fromByteOffset: at + i, as: UInt8.self)) }
+                return v
+            }
         }
 
         /// Where object `index` starts: inside the object area.
+        @inline(__always)
         func offset(of index: Int) throws(PrefsError) -> Int {
-            let o = Self.uint(bytes, tableStart + index * offsetSize, offsetSize)
+            let o = Self.uint(base, tableStart &+ index &* offsetSize, offsetSize)
             guard o >= 8, o < UInt64(tableStart) else { throw fail("object \(index) starts at \(o), outside the objects") }
             return Int(o)
         }
@@ -168,9 +190,11 @@ package enum BinaryReader {
             return (Int(n), start + width)
         }
 
-        /// Object reference `i` of a container whose references start at `at`.
+        /// Object reference `i` of a container whose references start at `at`
+        /// (the caller has checked with ``span(_:_:_:_:)`` that they are there).
+        @inline(__always)
         func reference(_ at: Int, _ i: Int, _ index: Int) throws(PrefsError) -> Int {
-            let r = Self.uint(bytes, at + i * refSize, refSize)
+            let r = Self.uint(base, at &+ i &* refSize, refSize)
             guard r < UInt64(objectCount) else { throw fail("object \(index) refers to object \(r) of \(objectCount)") }
             return Int(r)
         }
@@ -240,10 +264,11 @@ package enum BinaryReader {
                     let item = try decode(try reference(start, i, index), level: level + 1)
                     depth = max(depth, item.depth + 1)
                     size.add(item.minimumXMLSize)
-                    items.append(item)
+                    items.append(consume item)
                 }
                 active[index] = false
-                value = try checked(PropertyList(container: .array(items), depth: depth, minimumXMLSize: size.total), index)
+                try checkLimits(depth, size.total, index)
+                value = PropertyList(container: .array(consume items), depth: depth, minimumXMLSize: size.total)
             case 0xD:
                 let (n, start) = try count(at, index)
                 let (pairs, overflow) = n.multipliedReportingOverflow(by: 2)
@@ -260,19 +285,25 @@ package enum BinaryReader {
                     size.add(8)
                     size.add(length)
                     size.add(item.minimumXMLSize)
-                    items[key] = item
+                    if let replaced = items.updateValue(consume item, forKey: consume key) {
+                        // ``decoded`` may name it: keep it alive.
+                        keepAlive.pointee.append(replaced)
+                    }
                 }
                 active[index] = false
                 if items.count < n {
                     // A later duplicate key wins; count only what is kept.
-                    value = try checked(PropertyList(.dictionary(items)), index)
+                    let kept = PropertyList(.dictionary(consume items))
+                    try checkLimits(kept.depth, kept.minimumXMLSize, index)
+                    value = kept
                 } else {
-                    value = try checked(PropertyList(container: .dictionary(items), depth: depth, minimumXMLSize: size.total), index)
+                    try checkLimits(depth, size.total, index)
+                    value = PropertyList(container: .dictionary(consume items), depth: depth, minimumXMLSize: size.total)
                 }
             default:
                 throw fail("object \(index) has marker 0x\(hex(marker)), not a property-list value")
             }
-            decoded[index] = Unmanaged.passRetained(value)
+            decoded[index] = Unmanaged.passUnretained(value)
             return value
         }
 
@@ -295,7 +326,13 @@ package enum BinaryReader {
         /// A dictionary key: string object `ref` as a key, and its UTF-8
         /// length; decoded once per object, like values.
         func key(_ ref: Int, of index: Int) throws(PrefsError) -> (PropertyList.Key, Int) {
-            if let known = keys[ref] { return known }
+            if let done = decoded[ref] {
+                let known = done._withUnsafeGuaranteedRef { v -> (PropertyList.Key, Int)? in
+                    guard case .string(let s) = v.value else { return nil }
+                    return (PropertyList.Key(s), s.utf8.count)
+                }
+                if let known { return known }
+            }
             guard !active[ref] else { throw fail("object \(ref) contains itself") }
             let at = try offset(of: ref)
             let marker = bytes[at] >> 4
@@ -307,20 +344,21 @@ package enum BinaryReader {
             }
             let v = try decode(ref, level: PropertyList.maxNesting - 1)
             guard case .string(let s) = v.value else { throw fail("object \(index) is a dictionary with a \(v.kind) key") }
-            let entry = (PropertyList.Key(s), s.utf8.count)
-            keys[ref] = entry
-            return entry
+            // Only a key holds the string: ``decoded`` names the value.
+            keepAlive.pointee.append(v)
+            return (PropertyList.Key(s), s.utf8.count)
         }
 
-        /// `v`, unless it nests too deep or expands past the cap.
-        func checked(_ v: PropertyList, _ index: Int) throws(PrefsError) -> PropertyList {
-            guard v.depth < PropertyList.maxNesting else {
+        /// Refuses a container of `depth` and ``PropertyList/minimumXMLSize``
+        /// `size` that nests too deep or expands past the cap.
+        @inline(__always)
+        func checkLimits(_ depth: Int, _ size: Int, _ index: Int) throws(PrefsError) {
+            guard depth < PropertyList.maxNesting else {
                 throw PrefsError(.tooDeep, "binary property list: nesting deeper than \(PropertyList.maxNesting) levels")
             }
-            guard v.minimumXMLSize <= limit else {
+            guard size <= limit else {
                 throw fail("object \(index) expands to more than \(limit) bytes through shared objects")
             }
-            return v
         }
 
         /// An integer object: 1, 2 and 4 bytes unsigned, 8 bytes signed,
