@@ -36,6 +36,12 @@ enum Command {
             try expect(args, count: 1, "find <word>")
             try find(args.first!, host)
         case "watch": try Watch.run(args, host)
+        case "explain": try Explain.run(args, host)
+        case "schema": try Schema.run(args, host)
+        case "ui":
+            // bin/prefs runs the terminal view, a program of its own, before
+            // calling into the library; reaching here means it is missing.
+            throw .refused("prefs: the terminal view (prefs-ui) is not installed beside this prefs")
         case "convert":
             if host.given { throw .usage("convert works on files: -currentHost and -host do not apply") }
             try Convert.run(args)

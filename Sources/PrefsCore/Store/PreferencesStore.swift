@@ -99,6 +99,8 @@ public final class PreferencesStore: @unchecked Sendable {
         var outbox: [(application: String, key: String)] = []
         /// Files that cannot be used, by path, that no read has reported yet.
         var unreported: [String: PrefsError] = [:]
+        /// Installed schemas by application, read at first use.
+        var schemas: [String: InstalledSchema] = [:]
         /// Directories that symlinked domain files lead into, watched
         /// besides the preference directories.
         var linkedDirectories: [String] = []
@@ -223,6 +225,7 @@ public final class PreferencesStore: @unchecked Sendable {
             return v.layers.compactMap { layer -> PrefsError? in
                 switch layer {
                 case .file(let p), .managed(let p): return s.domains[p]?.problem
+                case .schema(let a): return s.schemas[a]?.problem
                 default: return nil
                 }
             }

@@ -33,6 +33,8 @@ extension PreferencesStore {
         case registration(String)
         /// The defaults of the typed keys the process declared.
         case declared
+        /// The defaults of the application's installed schema.
+        case schema(String)
     }
 
     // MARK: The search list
@@ -57,6 +59,7 @@ extension PreferencesStore {
         if !isGlobal { l.append(.registration(app)) }
         l.append(.registration(globalDomainName))
         l.append(.declared)
+        l.append(.schema(app))
         return l
     }
 
@@ -72,6 +75,7 @@ extension PreferencesStore {
             return nil
         case .registration(let app): return s.registration[app]?[key]
         case .declared: return DeclaredDefaults.value(key)
+        case .schema(let app): return installedSchema(app, &s).values[key]
         }
     }
 
@@ -87,6 +91,7 @@ extension PreferencesStore {
             return merged
         case .registration(let app): return s.registration[app] ?? [:]
         case .declared: return DeclaredDefaults.all
+        case .schema(let app): return installedSchema(app, &s).values
         }
     }
 
