@@ -100,7 +100,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-c test-cli test-ui test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -108,7 +108,7 @@ all: build
 # Dependencies: Debian packages the build and the tests need, installed only
 # when missing. The Swift toolchain is not among them: put its bin on PATH.
 
-DEB_BUILD_DEPS := libxml2-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format
+DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux
 
 deps:
 	@missing=""; for p in $(DEB_BUILD_DEPS); do \
@@ -182,16 +182,27 @@ install-man:
 PREFS_BIN      = build/prefs
 INSTALLED_BIN  = $(BINDIR)/prefs
 PREFS_LINK     = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_BIN) \
+                 -DPREFS_UI='"$(LIBEXECDIR)/prefs/prefs-ui"' \
                  tools/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
+# `prefs ui`: a C program of its own over the public C API and ncurses,
+# so that libprefs.so links no terminal library; bin/prefs execs it.
+PREFS_UI_BIN   = build/prefs-ui
+INSTALLED_UI   = $(LIBEXECDIR)/prefs/prefs-ui
+PREFS_UI_LINK  = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_UI_BIN) \
+                 -Iinclude tools/prefs-ui.c $$(pkg-config --cflags ncursesw) -L$(BUILD_DIR) -lprefs \
+                 $$(pkg-config --libs ncursesw) $(LDFLAGS) $(HARDENING_LDFLAGS)
 
 build-bin: build-lib
 	@mkdir -p build
 	$(PREFS_LINK)
+	$(PREFS_UI_LINK)
 
 install-bin: build-bin
 	$(PREFS_LINK) $(PRIVATE_RPATH)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(PREFS_UI_LINK) $(PRIVATE_RPATH)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/prefs
 	$(INSTALL_PROGRAM) $(PREFS_BIN) $(DESTDIR)$(BINDIR)/prefs
+	$(INSTALL_PROGRAM) $(PREFS_UI_BIN) $(DESTDIR)$(INSTALLED_UI)
 # ----------------------------------------------------------------------------
 
 install-strip:
@@ -199,8 +210,8 @@ install-strip:
 
 # Leaves directories alone, except include/prefs, which is ours.
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
-	rmdir $(DESTDIR)$(INCLUDEDIR)/prefs 2>/dev/null || true
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_UI) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/prefs $(DESTDIR)$(LIBEXECDIR)/prefs 2>/dev/null || true
 	$(LDCONFIG)
 
 # ---------------------------------------------------------------------------
@@ -225,7 +236,7 @@ example: deps
 # Tests
 
 check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
-       test-install test-deb test-tsan
+       test-ui test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
 # Swift tests run it when it sits beside the repository. Say so loudly when
@@ -281,6 +292,11 @@ test-cli:
 
 # A distribution install (PREFIX=/usr into DESTDIR): no RUNPATH or RPATH in
 # any ELF file; install-strip strips; uninstall leaves nothing of ours.
+# prefs ui in a real terminal: tmux, driven by send-keys, read by capture-pane.
+test-ui: deps
+	$(MAKE) install $(STAGE_VARS)
+	bash Tests/ui/run.sh $(STAGE)
+
 test-install: build
 	MAKE='$(MAKE)' $(C_ENV) bash Tests/packaging/install-check.sh
 
