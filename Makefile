@@ -231,6 +231,19 @@ example: deps
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs write com.example.demo Greeting -string "hello from prefs"
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo Greeting
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo
+	@echo '--- an installed schema (examples/schema): defaults with no call, through a generated header'
+	$(INSTALL) -d $(STAGE)/share/prefs/schemas
+	$(INSTALL_DATA) examples/schema/com.example.notes.plist examples/schema/Appearance.plist $(STAGE)/share/prefs/schemas/
+	$(STAGE)/bin/prefs schema check $(STAGE)/share/prefs/schemas/com.example.notes.plist
+	XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs schema c com.example.notes >build/notes.h
+	$(CC) $(CFLAGS) $(HARDENING_CFLAGS) -std=c99 -Wall -Wextra -pedantic -Werror -Ibuild -o build/notes examples/schema/notes.c \
+	    $$($(STAGE_PC) --cflags --libs prefs) -Wl,-rpath,$$($(STAGE_PC) --variable=libdir prefs) \
+	    $(LDFLAGS) $(HARDENING_LDFLAGS)
+	rm -rf $(CURDIR)/build/demo-notes
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share ./build/notes
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs write com.example.notes FontSize -int 18
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share ./build/notes
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs explain com.example.notes FontSize
 
 # ---------------------------------------------------------------------------
 # Tests

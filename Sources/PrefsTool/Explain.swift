@@ -19,6 +19,7 @@ enum Explain {
         var entries: [(String, [(value: PropertyList, source: PreferenceSource)])] = []
         do throws(PrefsError) {
             for problem in try store.problems(application: app) { Output.error.line("prefs: \(problem.message)") }
+            Output.error.flush()
             keys = args.count == 2 ? [args.last!] : try store.dictionary(application: app).keys.sorted().map(\.string)
             for k in keys { entries.append((k, try store.sources(forKey: k, application: app))) }
         } catch {
