@@ -100,7 +100,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-ui test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-c test-cli test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -249,7 +249,7 @@ example: deps
 # Tests
 
 check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
-       test-ui test-install test-deb test-tsan
+       test-ui test-schema-swift test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
 # Swift tests run it when it sits beside the repository. Say so loudly when
@@ -305,6 +305,11 @@ test-cli:
 
 # A distribution install (PREFIX=/usr into DESTDIR): no RUNPATH or RPATH in
 # any ELF file; install-strip strips; uninstall leaves nothing of ours.
+# The Swift keys `prefs schema swift` writes type-check against PrefsCore.
+test-schema-swift: build
+	$(MAKE) install $(STAGE_VARS)
+	bash Tests/cli/schema-swift.sh $(STAGE) $(BUILD_DIR)
+
 # prefs ui in a real terminal: tmux, driven by send-keys, read by capture-pane.
 test-ui: deps
 	$(MAKE) install $(STAGE_VARS)
