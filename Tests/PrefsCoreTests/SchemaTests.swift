@@ -66,6 +66,23 @@ private func schemaText(_ specifiers: String) -> String { "{ PreferenceSpecifier
         }
     }
 
+    @Test func readsOfStoredKeysNeverReadTheSchema() throws {
+        try inSandbox { box in
+            let home = box.root + "/data"
+            try write("\(home)/\(app).plist", schemaText("{ Key = A; DefaultValue = schema; }"))
+            let writer = box.store()
+            try writer.set([("Stored", .integer(1))], in: DomainID(application: app, user: .current, host: .any))
+            _ = try writer.synchronize(application: app)
+            let s = store(box, dirs: [home])
+            let prefs = try Preferences(applicationID: app, store: s)
+            #expect(prefs.object(forKey: "Stored") == .integer(1))
+            #expect(s.withLocked { $0.schemas.isEmpty })
+            #expect(prefs.object(forKey: "A") == .string("schema"))
+            #expect(s.withLocked { $0.schemas[app]?.path } == "\(home)/\(app).plist")
+            #expect(prefs.object(forKey: "Missing") == nil)
+        }
+    }
+
     @Test func checkNamesEveryDefaultThatDoesNotFit() throws {
         let good = try SettingsSchema.parse(
             Array(

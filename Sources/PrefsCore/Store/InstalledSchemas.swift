@@ -20,6 +20,29 @@ extension PreferencesStore {
         var problem: PrefsError?
     }
 
+    /// Looks for `v`'s installed schema if no read has yet, and adds its
+    /// defaults to the view. The schema is the last layer, so it only
+    /// fills keys no other layer has: no rebuild of the whole view.
+    func loadSchema(_ v: SearchView, _ s: inout State) {
+        guard !v.schemaChecked else { return }
+        v.schemaChecked = true
+        let values = installedSchema(v.application, &s).values
+        guard !values.isEmpty else { return }
+        // The languages and locale a view makes up give way to a schema's.
+        if v.merged == nil || values["AppleLanguages"] != nil || values["AppleLocale"] != nil {
+            rebuild(v, &s)
+            return
+        }
+        for (k, x) in values where v.merged![k] == nil { v.merged![k] = x }
+    }
+
+    /// `app`'s view with every layer, its installed schema included.
+    func fullView(_ app: String, _ s: inout State) -> SearchView {
+        let v = view(app, &s)
+        loadSchema(v, &s)
+        return v
+    }
+
     /// `app`'s installed schema, read at first use.
     func installedSchema(_ app: String, _ s: inout State) -> InstalledSchema {
         if let known = s.schemas[app] { return known }

@@ -148,7 +148,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let k = PropertyList.Key(key)
         return withLocked { s in
             noticeChanges(&s)
-            return view(app, &s).merged![k]
+            return fullView(app, &s).merged![k]
         }
     }
 
@@ -162,6 +162,9 @@ public final class PreferencesStore: @unchecked Sendable {
     /// list of `handle`'s application: one hash lookup, no allocation, no
     /// system call.
     ///
+    /// The installed schema is read at the first read that no other layer
+    /// answers, so reads of stored keys never pay for it.
+    ///
     /// `problem` is set when this read is the first to meet a file of the
     /// search list that cannot be used (it does not parse, it cannot be
     /// read); the value is then what the other layers hold.
@@ -172,6 +175,11 @@ public final class PreferencesStore: @unchecked Sendable {
             let v = handle.view
             if v.merged == nil { rebuild(v, &s) }
             if !s.unreported.isEmpty { problem = takeProblem(v, &s) }
+            let found = v.merged![k]
+            if found != nil || v.schemaChecked { return found }
+            // The first miss: the installed schema may answer.
+            loadSchema(v, &s)
+            if problem == nil, !s.unreported.isEmpty { problem = takeProblem(v, &s) }
             return v.merged![k]
         }
     }
@@ -181,7 +189,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
             noticeChanges(&s)
-            return view(app, &s).merged!
+            return fullView(app, &s).merged!
         }
     }
 
@@ -221,7 +229,7 @@ public final class PreferencesStore: @unchecked Sendable {
     public func problems(application app: String) throws(PrefsError) -> [PrefsError] {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
-            let v = view(app, &s)
+            let v = fullView(app, &s)
             return v.layers.compactMap { layer -> PrefsError? in
                 switch layer {
                 case .file(let p), .managed(let p): return s.domains[p]?.problem

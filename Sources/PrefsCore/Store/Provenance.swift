@@ -84,7 +84,7 @@ extension PreferencesStore {
         return withLocked { s in
             noticeChanges(&s)
             var out: [(value: PropertyList, source: PreferenceSource)] = []
-            for layer in view(app, &s).layers {
+            for layer in fullView(app, &s).layers {
                 if case .languages = layer {
                     for lang in s.languages.list {
                         if let v = s.volatile[lang]?[k] {

@@ -10,6 +10,11 @@ extension PreferencesStore {
         /// Accessed only under the store's lock, so the exclusivity check is
         /// left out of the read path.
         @exclusivity(unchecked) var merged: PropertyListDictionary? = nil
+        /// Whether the application's installed schema has been looked for:
+        /// it is read at the first read that no other layer answers (see
+        /// ``PreferencesStore/loadSchema(_:_:)``), so that reads of stored
+        /// keys never pay for it.
+        @exclusivity(unchecked) var schemaChecked = false
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
@@ -75,7 +80,7 @@ extension PreferencesStore {
             return nil
         case .registration(let app): return s.registration[app]?[key]
         case .declared: return DeclaredDefaults.value(key)
-        case .schema(let app): return installedSchema(app, &s).values[key]
+        case .schema(let app): return s.schemas[app]?.values[key]
         }
     }
 
@@ -91,7 +96,7 @@ extension PreferencesStore {
             return merged
         case .registration(let app): return s.registration[app] ?? [:]
         case .declared: return DeclaredDefaults.all
-        case .schema(let app): return installedSchema(app, &s).values
+        case .schema(let app): return s.schemas[app]?.values ?? [:]
         }
     }
 
@@ -102,6 +107,7 @@ extension PreferencesStore {
             v = existing
         } else {
             v = SearchView(application: app, layers: layers(for: app, s))
+            v.schemaChecked = s.schemas[app] != nil
             s.views[app] = v
         }
         rebuild(v, &s)
@@ -123,7 +129,7 @@ extension PreferencesStore {
     /// The merged views of every observed application.
     func snapshot(_ s: inout State) -> [String: PropertyListDictionary] {
         var out = [String: PropertyListDictionary]()
-        for app in observers.observedApplications { out[app] = view(app, &s).merged! }
+        for app in observers.observedApplications { out[app] = fullView(app, &s).merged! }
         return out
     }
 
@@ -131,7 +137,7 @@ extension PreferencesStore {
     func differences(_ before: [String: PropertyListDictionary], _ s: inout State) -> [(application: String, key: String)] {
         var changes: [(application: String, key: String)] = []
         for (app, old) in before {
-            let new = view(app, &s).merged!
+            let new = fullView(app, &s).merged!
             for (k, v) in new where old[k] != v { changes.append((app, k.string)) }
             for k in old.keys where new[k] == nil { changes.append((app, k.string)) }
         }
