@@ -40,8 +40,10 @@ enum Command {
         case "schema": try Schema.run(args, host)
         case "ui":
             // bin/prefs runs the terminal view, a program of its own, before
-            // calling into the library; reaching here means it is missing.
-            throw .refused("prefs: the terminal view (prefs-ui) is not installed beside this prefs")
+            // calling into the library; reaching here means a host flag came
+            // first, or it was called some other way.
+            if host.given { throw .usage("ui shows the whole search list: -currentHost and -host do not apply") }
+            throw .refused("prefs: ui is run by the prefs program (bin/prefs), which starts prefs-ui")
         case "convert":
             if host.given { throw .usage("convert works on files: -currentHost and -host do not apply") }
             try Convert.run(args)

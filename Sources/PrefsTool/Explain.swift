@@ -3,6 +3,8 @@ import PrefsCore
 /// `prefs explain <domain> [<key>]`: for each key, the value a read returns
 /// and the layer it came from, then every value it shadows.
 enum Explain {
+    /// Runs `explain <domain> [<key>]`: refuses file paths and host flags
+    /// (a search list has every host's domains).
     static func run(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
         guard (1...2).contains(args.count) else { throw .usage("usage: prefs explain <domain> [<key>]") }
         if host.given { throw .usage("explain follows the whole search list: -currentHost and -host do not apply") }

@@ -3,6 +3,7 @@ import PrefsCore
 /// `prefs schema show|check|c|swift`: an installed schema's keys, whether a
 /// schema's defaults fit their specifiers, and C or Swift code from it.
 enum Schema {
+    /// Runs `schema <verb> <word>`; a usage error for anything else.
     static func run(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
         if host.given { throw .usage("schema works on schemas: -currentHost and -host do not apply") }
         guard let verb = args.first, args.count == 2 else {
@@ -59,6 +60,8 @@ enum Schema {
         return (app, found.path, found.schema)
     }
 
+    /// `schema show`: the installed schema's path, then each key with its
+    /// type, default, values, title and description.
     static func show(_ word: String) throws(Failure) {
         let (_, path, schema) = try installed(try application(word), word)
         Output.standard.line("schema: \(path)")
@@ -80,6 +83,7 @@ enum Schema {
         x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
     }
 
+    /// `schema check`: "<file>: OK", or every problem and status 1.
     static func check(_ path: String) throws(Failure) {
         let schema: SettingsSchema
         do throws(PrefsError) { schema = try SettingsSchema.load(path) } catch {

@@ -4,7 +4,9 @@
  *   a schema in $XDG_DATA_HOME/prefs/schemas (child pane included) gives
  *   its defaults with no call; $XDG_DATA_HOME comes before each of
  *   $XDG_DATA_DIRS; a registered default and a user value shadow it, and
- *   PrefsCopyAppValueAndSource names each layer; a schema that does not
+ *   PrefsCopyAppValueAndSource names each layer (arguments, app, current
+ *   host, suite, any user, global, managed, language, registration,
+ *   schema); a schema that does not
  *   parse is reported once as kPrefsErrorCorruptFile and contributes
  *   nothing; a schema installed, changed or removed while the program runs
  *   is picked up at synchronize and, by the directory watcher, within a
@@ -153,6 +155,34 @@ int main(void)
         v = PrefsCopyAppValueAndSource("Size", "bad/id", &source, NULL);
         CHECK(v == NULL && source == kPrefsSourceNone);
         CHECK_LAST_ERROR(kPrefsErrorInvalidApplicationID, "a refused application ID");
+    }
+
+    /* Every other kind of layer names itself. */
+    {
+        const char *argv[] = {"test_schemas", "-FromArguments", "yes"};
+        FILE *f;
+        char path[600];
+        PrefsSetArguments(3, argv);
+        CHECK(source_is("FromArguments", kPrefsSourceArguments, NULL));
+        sandbox_set_string("InSuite", "s", APP ".suite", kPrefsCurrentUser, kPrefsAnyHost);
+        PrefsAddSuitePreferencesToApp(APP, APP ".suite");
+        CHECK(source_is("InSuite", kPrefsSourceSuite, APP ".suite"));
+        sandbox_set_string("ForAll", "a", APP, kPrefsAnyUser, kPrefsAnyHost);
+        CHECK(source_is("ForAll", kPrefsSourceAnyUser, APP));
+        sandbox_set_string("HostOnly", "h", APP, kPrefsCurrentUser, kPrefsCurrentHost);
+        CHECK(source_is("HostOnly", kPrefsSourceAppCurrentHost, APP));
+        f = fopen(sandbox_fmt(path, sizeof path, "%s/%s.plist", sb->managed, APP), "w");
+        if (CHECK(f != NULL)) {
+            fputs("{ Size = 99; }", f);
+            fclose(f);
+        }
+        PrefsAppSynchronize(APP);
+        CHECK(source_is("Size", kPrefsSourceManaged, APP));
+        CHECK(PrefsAppValueIsForced("Size", APP));
+        unlink(path);
+        PrefsAppSynchronize(APP);
+        CHECK(source_is("Size", kPrefsSourceSchema, APP));
+        CHECK(source_is("AppleLocale", kPrefsSourceLanguage, NULL));
     }
 
     /* XDG_DATA_HOME comes first: installed while running, seen at synchronize. */

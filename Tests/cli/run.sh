@@ -932,6 +932,8 @@ extension Preferences.Keys {
     static let \`lineSpacing\` = Preferences.Key<Double>(\"LineSpacing\", default: 1.2)
 }" "" -- schema swift $N
 expect "schema/usage: 64" 64 "" "*" -- schema frobnicate x
+expect "ui/a host flag: 64" 64 "" "*" -- -currentHost ui $N
+expect "schema/a host flag: 64" 64 "" "*" -- -currentHost schema show $N
 unset XDG_DATA_HOME XDG_DATA_DIRS
 
 # ---------------------------------------------------------------------------

@@ -6,22 +6,31 @@ package struct SettingsSchema: Sendable {
     package struct Specifier: Sendable {
         /// `Type`, e.g. `PSToggleSwitchSpecifier`; empty when missing.
         package var type: String
+        /// `Key`: the preference it sets; nil for groups and child panes.
         package var key: String?
+        /// `DefaultValue`, of any property-list type.
         package var defaultValue: PropertyList?
+        /// `Title`, as a settings screen shows it.
         package var title: String?
         /// libprefs' own addition: what the key does, in a sentence or two.
         package var description: String?
         /// `Values` (multi-value and radio group specifiers).
         package var values: [PropertyList]?
+        /// `Titles`, one per value.
         package var titles: [String]?
+        /// `MinimumValue` of a slider, as a real.
         package var minimum: Double?
+        /// `MaximumValue` of a slider, as a real.
         package var maximum: Double?
         /// `TrueValue` / `FalseValue` of a toggle switch.
         package var trueValue: PropertyList?
+        /// See ``trueValue``.
         package var falseValue: PropertyList?
         /// The file the specifier was read from.
         package var file: String
 
+        /// The specifier a `PreferenceSpecifiers` entry describes; entries
+        /// of the wrong type read as absent.
         init(_ s: [PropertyList.Key: PropertyList], file: String) {
             type = s["Type"]?.stringValue ?? ""
             key = s["Key"]?.stringValue
