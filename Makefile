@@ -101,7 +101,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-ansible test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-c test-cli test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -109,7 +109,7 @@ all: build
 # Dependencies: Debian packages the build and the tests need, installed only
 # when missing. The Swift toolchain is not among them: put its bin on PATH.
 
-DEB_BUILD_DEPS := libxml2-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format
+DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux
 
 deps:
 	@missing=""; for p in $(DEB_BUILD_DEPS); do \
@@ -187,18 +187,28 @@ PREFS_BIN      = build/prefs
 INSTALLED_DEFAULTS = $(LIBEXECDIR)/prefs/defaults
 INSTALLED_BIN  = $(BINDIR)/prefs $(INSTALLED_DEFAULTS)
 PREFS_LINK     = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_BIN) \
+                 -DPREFS_UI='"$(LIBEXECDIR)/prefs/prefs-ui"' \
                  tools/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
+# `prefs ui`: a C program of its own over the public C API and ncurses,
+# so that libprefs.so links no terminal library; bin/prefs execs it.
+PREFS_UI_BIN   = build/prefs-ui
+INSTALLED_UI   = $(LIBEXECDIR)/prefs/prefs-ui
+PREFS_UI_LINK  = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_UI_BIN) \
+                 -Iinclude tools/prefs-ui.c $$(pkg-config --cflags ncursesw) -L$(BUILD_DIR) -lprefs \
+                 $$(pkg-config --libs ncursesw) $(LDFLAGS) $(HARDENING_LDFLAGS)
 
 build-bin: build-lib
 	@mkdir -p build
 	$(PREFS_LINK)
+	$(PREFS_UI_LINK)
 
 install-bin: build-bin
 	$(PREFS_LINK) $(PRIVATE_RPATH)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(PREFS_UI_LINK) $(PRIVATE_RPATH)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/prefs
 	$(INSTALL_PROGRAM) $(PREFS_BIN) $(DESTDIR)$(BINDIR)/prefs
-	$(INSTALL) -d $(DESTDIR)$(LIBEXECDIR)/prefs
 	ln -sfn "$$(realpath -m --relative-to=$(LIBEXECDIR)/prefs $(BINDIR)/prefs)" $(DESTDIR)$(INSTALLED_DEFAULTS)
+	$(INSTALL_PROGRAM) $(PREFS_UI_BIN) $(DESTDIR)$(INSTALLED_UI)
 # ----------------------------------------------------------------------------
 
 install-strip:
@@ -206,7 +216,7 @@ install-strip:
 
 # Leaves directories alone, except include/prefs and libexec/prefs, which are ours.
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_BIN) $(INSTALLED_UI) $(INSTALLED_LIB) $(INSTALLED_DEV) $(INSTALLED_MAN))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/prefs $(DESTDIR)$(LIBEXECDIR)/prefs 2>/dev/null || true
 	$(LDCONFIG)
 
@@ -227,12 +237,25 @@ example: deps
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs write com.example.demo Greeting -string "hello from prefs"
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo Greeting
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-config $(STAGE)/bin/prefs read com.example.demo
+	@echo '--- an installed schema (examples/schema): defaults with no call, through a generated header'
+	$(INSTALL) -d $(STAGE)/share/prefs/schemas
+	$(INSTALL_DATA) examples/schema/com.example.notes.plist examples/schema/Appearance.plist $(STAGE)/share/prefs/schemas/
+	$(STAGE)/bin/prefs schema check $(STAGE)/share/prefs/schemas/com.example.notes.plist
+	XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs schema c com.example.notes >build/notes.h
+	$(CC) $(CFLAGS) $(HARDENING_CFLAGS) -std=c99 -Wall -Wextra -pedantic -Werror -Ibuild -o build/notes examples/schema/notes.c \
+	    $$($(STAGE_PC) --cflags --libs prefs) -Wl,-rpath,$$($(STAGE_PC) --variable=libdir prefs) \
+	    $(LDFLAGS) $(HARDENING_LDFLAGS)
+	rm -rf $(CURDIR)/build/demo-notes
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share ./build/notes
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs write com.example.notes FontSize -int 18
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share ./build/notes
+	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs explain com.example.notes FontSize
 
 # ---------------------------------------------------------------------------
 # Tests
 
 check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
-       test-ansible test-install test-deb test-tsan
+       test-ansible test-ui test-schema-swift test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
 # Swift tests run it when it sits beside the repository. Say so loudly when
@@ -298,6 +321,16 @@ test-ansible:
 
 # A distribution install (PREFIX=/usr into DESTDIR): no RUNPATH or RPATH in
 # any ELF file; install-strip strips; uninstall leaves nothing of ours.
+# The Swift keys `prefs schema swift` writes type-check against PrefsCore.
+test-schema-swift: build
+	$(MAKE) install $(STAGE_VARS)
+	bash Tests/cli/schema-swift.sh $(STAGE) $(BUILD_DIR)
+
+# prefs ui in a real terminal: tmux, driven by send-keys, read by capture-pane.
+test-ui: deps
+	$(MAKE) install $(STAGE_VARS)
+	bash Tests/ui/run.sh $(STAGE)
+
 test-install: build
 	MAKE='$(MAKE)' $(C_ENV) bash Tests/packaging/install-check.sh
 

@@ -2,6 +2,8 @@
  * prefs_bench.c: libprefs through its C API, one case per process.
  *
  *   prefs_bench hit|registered|miss RUNS ITERS   PrefsCopyAppValue + PrefsRelease
+ *   prefs_bench schema RUNS ITERS                the same, of a key only the installed
+ *                                                schema has (Benchmarks/store/schema.sh)
  *   prefs_bench set RUNS ITERS                   PrefsSetAppValue of an existing key
  *   prefs_bench bulk N                           N sets of new keys, then PrefsAppSynchronize
  *   prefs_bench growth                           per-set cost at 1k, 5k, 10k, 20k pending keys
@@ -204,6 +206,8 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "registered") == 0) {
         register_defaults();
         reads("registered", "RegisteredOnly", "Registered value", runs, iters);
+    } else if (strcmp(mode, "schema") == 0) {
+        reads("schema", "SchemaDefault1", "Schema defaults!", runs, iters);
     } else if (strcmp(mode, "miss") == 0) {
         reads("miss", "MissingKey", NULL, runs, iters);
     } else if (strcmp(mode, "set") == 0) {

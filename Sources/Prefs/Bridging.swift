@@ -195,6 +195,7 @@ enum EntryPoint: Int32, CaseIterable {
     case PrefsAddSuitePreferencesToApp
     case PrefsRemoveSuitePreferencesFromApp
     case PrefsAppValueIsForced
+    case PrefsCopyAppValueAndSource
     case PrefsCopyAppDictionary
     case PrefsCopyValue
     case PrefsSetValue

@@ -159,6 +159,28 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
 }
 
 @c @implementation
+public func PrefsCopyAppValueAndSource(
+    _ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>, _ outSource: UnsafeMutablePointer<PrefsSource>,
+    _ outDomainName: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> UnsafeRawPointer? {
+    let gate = FirstUseGate(.PrefsCopyAppValueAndSource)
+    defer { gate.leave() }
+    outSource.pointee = kPrefsSourceNone
+    outDomainName?.pointee = nil
+    guard let app = application(applicationID), let k = utf8Argument(key, "the key") else { return nil }
+    let found: (value: PropertyList, source: PreferenceSource)?
+    do throws(PrefsError) { found = try store.valueAndSource(forKey: k, application: app) } catch {
+        failed(error)
+        return nil
+    }
+    succeeded()
+    guard let found else { return nil }
+    outSource.pointee = PrefsSource(rawValue: UInt32(found.source.layer.rawValue))
+    if let name = found.source.domain { outDomainName?.pointee = mallocCString(name) }
+    return UnsafeRawPointer(retained(found.value))
+}
+
+@c @implementation
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
     let gate = FirstUseGate(.PrefsSetAppValue)
     defer { gate.leave() }

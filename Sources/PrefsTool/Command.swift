@@ -39,6 +39,14 @@ enum Command {
         case "profile":
             if host.given { throw .usage("profile works on managed files: -currentHost and -host do not apply") }
             try Profile.run(args)
+        case "explain": try Explain.run(args, host)
+        case "schema": try Schema.run(args, host)
+        case "ui":
+            // bin/prefs runs the terminal view, a program of its own, before
+            // calling into the library; reaching here means a host flag came
+            // first, or it was called some other way.
+            if host.given { throw .usage("ui shows the whole search list: -currentHost and -host do not apply") }
+            throw .refused("prefs: ui is run by the prefs program (bin/prefs), which starts prefs-ui")
         case "convert":
             if host.given { throw .usage("convert works on files: -currentHost and -host do not apply") }
             try Convert.run(args)

@@ -25,6 +25,14 @@ let usage = """
       profile remove [-user <name>] <identifier>
                                        remove an installed profile's drop-ins
       profile list                     the installed profiles
+      explain <domain> [<key>]         each key's value, the layer it came from (forced when
+                                       managed), and the values it shadows
+      schema show <domain>             the installed schema's keys: type, default, title
+      schema check <file>              "<file>: OK" when every default fits its specifier
+      schema c <file | domain>         a C99 header: a constant, getter and setter per key
+      schema swift <file | domain>     Swift typed keys (extension Preferences.Keys)
+      ui [<domain>]                    a live full-screen view of the domain's search list
+                                       (without <domain>: of the list of domains)
       convert -lint <file>...          check property-list files: "<file>: OK" or why not
       convert -convert xml1|binary1 [-o <out>] <file>...
                                        rewrite files as XML or binary property lists

@@ -909,6 +909,137 @@ capi_app "profile/... forced for that user" "integer 16 (forced)" com.example.ed
 expect "profile/list shows the user's" 0 "$PID (user $(id -un)): com.example.editor, com.example.viewer — Fleet editor settings" "" -- profile list
 expect "profile/remove for one user" 0 "Removed $PID" "" -- profile remove -user "$(id -un)" $PID
 expect "profile/unknown subcommand: 64" 64 "" "*" -- profile frobnicate
+# Installed schemas: explain, schema show|check|c|swift
+
+export XDG_DATA_HOME=$WORK/data XDG_DATA_DIRS=$WORK/sysdata
+SCHEMAS=$XDG_DATA_HOME/prefs/schemas
+mkdir -p "$SCHEMAS" "$WORK/sysdata/prefs/schemas"
+cp "$HERE"/../../examples/schema/*.plist "$SCHEMAS/"
+N=com.example.notes
+expect "explain/schema defaults, no call" 0 "*" "" -- explain $N
+ok "explain/schema defaults: every key, child pane too" test "$(grep '(schema)$' "$WORK/out")" = $'DefaultFolder = Notes (schema)\nFontSize = 13 (schema)\nLineSpacing = 1.2 (schema)\nSpellCheck = 1 (schema)\nTheme = light (schema)'
+quiet write $N FontSize -int 20
+expect "explain/a user value shadows the schema" 0 $'FontSize = 20 (app)\n  shadowed: 13 (schema)' "" -- explain $N FontSize
+expect "explain/read sees the user value" 0 "20" "" -- read $N FontSize
+quiet write -g FontSize -int 16
+quiet -currentHost write $N FontSize -int 18
+expect "explain/every layer in order" 0 $'FontSize = 18 (app-currenthost)\n  shadowed: 20 (app)\n  shadowed: 16 (global)\n  shadowed: 13 (schema)' "" -- explain $N FontSize
+quiet -currentHost delete $N FontSize
+quiet delete -g FontSize
+mkdir -p "$PREFS_MANAGED_DIR"
+printf '{ Theme = dark; }' >"$PREFS_MANAGED_DIR/$N.plist"
+expect "explain/forced" 0 $'Theme = dark (managed, forced)\n  shadowed: light (schema)' "" -- explain $N Theme
+rm -f "$PREFS_MANAGED_DIR/$N.plist"
+expect "explain/absent key: 1" 1 "" "The domain/default pair of ($N, Nope) does not exist" -- explain $N Nope
+expect "explain/usage: 64" 64 "" "*" -- explain
+expect "explain/languages when asked" 0 "*" "" -- explain $N AppleLocale
+if grep -q "^AppleLocale = .* (language)$" "$WORK/out"; then pass "explain/derived locale is a language layer"; else fail "explain/derived locale is a language layer" "$(cat "$WORK/out")"; fi
+
+p schema show $N
+if [ "$rc" = 0 ] && grep -q "^FontSize$" "$WORK/out" && grep -q "^  type: PSSliderSpecifier (8 ... 72)$" "$WORK/out" \
+    && grep -q "^  description: Points, for the text of every note.$" "$WORK/out" && grep -q "^  default: light$" "$WORK/out"; then
+    pass "schema show/keys, types, defaults, titles, descriptions (child pane too)"
+else
+    fail "schema show/keys, types, defaults, titles, descriptions (child pane too)" "$(cat "$WORK/out" "$WORK/err")"
+fi
+expect "schema show/no schema: 1" 1 "" "*" -- schema show com.example.noschema
+expect "schema check/a good schema" 0 "$SCHEMAS/$N.plist: OK" "" -- schema check "$SCHEMAS/$N.plist"
+cat >"$WORK/bad-schema.plist" <<'BAD'
+<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array>
+<dict><key>Type</key><string>PSSliderSpecifier</string><key>Key</key><string>S</string><key>DefaultValue</key><integer>99</integer>
+ <key>MinimumValue</key><integer>0</integer><key>MaximumValue</key><integer>10</integer></dict>
+<dict><key>Type</key><string>PSMultiValueSpecifier</string><key>Key</key><string>M</string><key>DefaultValue</key><string>z</string>
+ <key>Values</key><array><string>a</string><string>b</string></array><key>Titles</key><array><string>A</string><string>B</string></array></dict>
+<dict><key>Type</key><string>PSToggleSwitchSpecifier</string><key>Key</key><string>T</string><key>DefaultValue</key><string>maybe</string></dict>
+</array></dict></plist>
+BAD
+expect "schema check/every problem, exit 1" 1 "" "*" -- schema check "$WORK/bad-schema.plist"
+ok "schema check/range, listed values, type" test "$(grep -c -e 'S: DefaultValue 99 is above MaximumValue' -e 'M: DefaultValue z is not one of Values' -e 'T: DefaultValue of a toggle switch is a string, not a boolean' "$WORK/err")" = 3
+printf 'garbage <<<' >"$SCHEMAS/com.example.broken.plist"
+expect "schema/a schema that does not parse is reported: 1" 1 "" "*" -- schema show com.example.broken
+p read com.example.notes FontSize
+if [ "$rc" = 0 ]; then pass "schema/a broken schema of another app harms no reader"; else fail "schema/a broken schema of another app harms no reader" "$rc"; fi
+p explain com.example.broken
+if grep -q "com.example.broken.plist" "$WORK/err"; then pass "explain/a broken schema is reported, not fatal"; else fail "explain/a broken schema is reported, not fatal" "rc $rc: $(cat "$WORK/err")"; fi
+rm -f "$SCHEMAS/com.example.broken.plist"
+
+# schema c: the header compiles pedantic, its getters and setters work.
+p schema c $N
+cp "$WORK/out" "$WORK/notes.h"
+p schema c "$SCHEMAS/$N.plist"
+ok "schema c/from the domain or the file: the same code but the source line" test "$(tail -n +2 "$WORK/out")" = "$(tail -n +2 "$WORK/notes.h")"
+# shellcheck disable=SC2086
+if $CC -std=c99 -Wall -Wextra -pedantic -Werror -I"$WORK" -o "$WORK/schema_header" "$HERE/schema_header.c" \
+        $(pkg-config --cflags --libs prefs) -Wl,-rpath,"$(pkg-config --variable=libdir prefs)" 2>"$WORK/cc.log"; then
+    pass "schema c/the header compiles with -std=c99 -Wall -Wextra -pedantic -Werror"
+    quiet delete $N
+    ok "schema c/getters: defaults when nothing is stored" "$WORK/schema_header" defaults
+    quiet write $N SpellCheck -bool NO
+    quiet write $N FontSize -int 30
+    quiet write $N LineSpacing -float 2.5
+    quiet write $N Theme dark
+    quiet write $N DefaultFolder Inbox
+    ok "schema c/getters: the stored values" "$WORK/schema_header" stored
+    quiet write $N SpellCheck -string perhaps
+    quiet write $N FontSize -int 100
+    quiet write $N LineSpacing -string wide
+    quiet write $N Theme sepia
+    quiet write $N DefaultFolder -int 3
+    ok "schema c/getters: defaults for invalid values (type, range, list)" "$WORK/schema_header" invalid
+    ok "schema c/setters" "$WORK/schema_header" set
+    expect "schema c/setters stored what prefs reads" 0 '{
+    DefaultFolder = Drafts;
+    FontSize = 40;
+    LineSpacing = 1.5;
+    SpellCheck = 0;
+    Theme = system;
+}' "" -- read $N
+else
+    fail "schema c/the header compiles with -std=c99 -Wall -Wextra -pedantic -Werror" "$(head -c 600 "$WORK/cc.log")"
+fi
+cat >"$WORK/odd.plist" <<'ODD'
+<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array>
+<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>a*/b"c\d??=</string>
+ <key>DefaultValue</key><string>x"*/
+\y é</string><key>Title</key><string>*/ t</string></dict>
+<dict><key>Type</key><string>PSMultiValueSpecifier</string><key>Key</key><string>a-b</string>
+ <key>DefaultValue</key><array><integer>1</integer></array></dict>
+<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>9</string><key>DefaultValue</key><data>AP8=</data></dict>
+<dict><key>Key</key><string>n</string><key>DefaultValue</key><integer>-9223372036854775808</integer></dict>
+</array></dict></plist>
+ODD
+p schema c "$WORK/odd.plist"
+cp "$WORK/out" "$WORK/odd.h"
+printf '#include "odd.h"\nint main(void) { PrefsRelease(odd_get_a_b()); PrefsRelease(odd_get_k_9()); free(odd_get_a__b_c_d___()); return odd_get_n() < 0 ? 0 : 1; }\n' >"$WORK/odd.c"
+# shellcheck disable=SC2086
+if $CC -std=c99 -Wall -Wextra -pedantic -Werror -I"$WORK" -o "$WORK/odd" "$WORK/odd.c" \
+        $(pkg-config --cflags --libs prefs) -Wl,-rpath,"$(pkg-config --variable=libdir prefs)" 2>"$WORK/cc.log"; then
+    pass "schema c/odd keys and texts still compile"
+    ok "schema c/odd keys: getters run" "$WORK/odd"
+else
+    fail "schema c/odd keys and texts still compile" "$(head -c 600 "$WORK/cc.log")"
+fi
+expect "schema swift/typed keys" 0 "// Generated by \`prefs schema swift\` from $SCHEMAS/$N.plist: do not edit.
+import PrefsCore
+
+extension Preferences.Keys {
+    /// Check spelling
+    /// Underline misspelled words while typing.
+    static let \`spellCheck\` = Preferences.Key<Bool>(\"SpellCheck\", default: true)
+    /// Folder for new notes
+    static let \`defaultFolder\` = Preferences.Key<String>(\"DefaultFolder\", default: \"Notes\")
+    /// Font size
+    /// Points, for the text of every note.
+    static let \`fontSize\` = Preferences.Key<Int>(\"FontSize\", default: 13)
+    /// Theme
+    static let \`theme\` = Preferences.Key<String>(\"Theme\", default: \"light\")
+    /// Line spacing
+    static let \`lineSpacing\` = Preferences.Key<Double>(\"LineSpacing\", default: 1.2)
+}" "" -- schema swift $N
+expect "schema/usage: 64" 64 "" "*" -- schema frobnicate x
+expect "ui/a host flag: 64" 64 "" "*" -- -currentHost ui $N
+expect "schema/a host flag: 64" 64 "" "*" -- -currentHost schema show $N
+unset XDG_DATA_HOME XDG_DATA_DIRS
 
 # ---------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ if ! run_make "$WORK/install.log" install DESTDIR="$DEST" PREFIX=/usr; then
     fail install/distribution "make install DESTDIR=... PREFIX=/usr failed" "$WORK/install.log"
 else
     missing=""
-    for f in usr/bin/prefs "${LIBDIR#/}/libprefs.so.$VERSION" "${LIBDIR#/}/libprefs.so.$MAJOR" "${LIBDIR#/}/libprefs.so" \
+    for f in usr/bin/prefs usr/libexec/prefs/prefs-ui "${LIBDIR#/}/libprefs.so.$VERSION" "${LIBDIR#/}/libprefs.so.$MAJOR" "${LIBDIR#/}/libprefs.so" \
              "${LIBDIR#/}/pkgconfig/prefs.pc" usr/include/prefs/Prefs.h usr/include/prefs/module.modulemap usr/include/prefs/CPrefs.apinotes \
              usr/share/man/man1/prefs.1 usr/libexec/prefs/defaults; do
         [ -e "$DEST/$f" ] || missing="$missing $f"

@@ -51,9 +51,9 @@
 
 /** The version of this header: major * 10000 + minor * 100 + patch.
  *  A literal, so that Swift and the preprocessor can both read it. */
-#define PREFS_VERSION_NUMBER 10100
+#define PREFS_VERSION_NUMBER 10200
 /** The version of this header as text. */
-#define PREFS_VERSION_STRING "1.1.0"
+#define PREFS_VERSION_STRING "1.2.0"
 
 /* ------------------------------------------------------------------ */
 /* Portability                                                        */
@@ -510,6 +510,46 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateData(PrefsProper
  *  kPrefsErrorCorruptFile (or kPrefsErrorIO) naming the file, once;
  *  PrefsAppSynchronize lists every such file again. */
 PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsCopyAppValue(const char *key, const char *applicationID);
+
+/** The layer of the search list a value came from (see
+ *  PrefsCopyAppValueAndSource). The numbers are fixed. Since 1.2. */
+typedef enum PrefsSource {
+    /** No layer holds the key. */
+    kPrefsSourceNone = 0,
+    /** A managed (forced) value. */
+    kPrefsSourceManaged = 1,
+    /** The argument domain (the command line). */
+    kPrefsSourceArguments = 2,
+    /** The app's domain, current user, current host. */
+    kPrefsSourceAppCurrentHost = 3,
+    /** The app's domain, current user, any host. */
+    kPrefsSourceApp = 4,
+    /** A suite's domain, current user (either host). */
+    kPrefsSourceSuite = 5,
+    /** The global domain, current user, current host. */
+    kPrefsSourceGlobalCurrentHost = 6,
+    /** The global domain, current user, any host. */
+    kPrefsSourceGlobal = 7,
+    /** The app's, a suite's or the global domain of every user. */
+    kPrefsSourceAnyUser = 8,
+    /** A language domain, or the languages and locale derived from the
+     *  environment. */
+    kPrefsSourceLanguage = 9,
+    /** The registration domain, or a Swift typed key's declared default. */
+    kPrefsSourceRegistration = 10,
+    /** The app's installed schema ($XDG_DATA_HOME/prefs/schemas/<id>.plist,
+     *  then each of $XDG_DATA_DIRS). */
+    kPrefsSourceSchema = 11
+} PrefsSource;
+
+/** The value PrefsCopyAppValue returns (+1, NULL when no layer has it), and
+ *  the layer it came from in *outSource (kPrefsSourceNone when none). When
+ *  `outDomainName` is not NULL, *outDomainName receives the layer's domain
+ *  name (the app, suite or language ID, "NSGlobalDomain" for the global
+ *  domain; free it with PrefsFree), or NULL when the layer has none (the
+ *  arguments, derived languages) or no layer has the key. Refused as
+ *  PrefsCopyAppValue is (NULL, kPrefsSourceNone). Since 1.2. Thread-safe. */
+PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsCopyAppValueAndSource(const char *key, const char *applicationID, PrefsSource *outSource, char *PREFS_NULLABLE *PREFS_NULLABLE outDomainName);
 
 /** Sets `key` in the app's current-user, any-host domain (NULL value:
  *  removes it). This process sees it at once; see "Persistence" above.

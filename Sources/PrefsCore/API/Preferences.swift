@@ -67,7 +67,7 @@ public struct Preferences: Sendable {
 
     /// The first value for `key` along the search list (managed values,
     /// arguments, the application's domains, suites, global domain,
-    /// registered and declared defaults), or `nil`. One hash lookup under
+    /// registered and declared defaults, the installed schema), or `nil`. One hash lookup under
     /// the store's lock, no allocation, no system call.
     public func object(forKey key: String) -> PropertyList? {
         var key = key
@@ -149,6 +149,26 @@ public struct Preferences: Sendable {
     /// `domain` (an application ID, or `NSGlobalDomain`).
     public func objectIsForced(forKey key: String, inDomain domain: String) -> Bool {
         (try? store.isForced(key, application: domain)) ?? false
+    }
+
+    /// The value ``object(forKey:)`` returns and the layer of the search
+    /// list it came from (its kind and domain), or `nil` when no layer
+    /// holds `key`. Thread-safe; the result is the caller's.
+    ///
+    /// ```swift
+    /// if let (value, source) = prefs.objectAndSource(forKey: "FontSize") {
+    ///     print(value, source)  // 12 schema
+    /// }
+    /// ```
+    public func objectAndSource(forKey key: String) -> (value: PropertyList, source: PreferenceSource)? {
+        (try? store.valueAndSource(forKey: key, application: applicationID)) ?? nil
+    }
+
+    /// Every layer of the search list that holds `key`, in search order:
+    /// the first answers reads, the others are shadowed by it. Empty when
+    /// none holds it. Thread-safe.
+    public func sources(forKey key: String) -> [(value: PropertyList, source: PreferenceSource)] {
+        (try? store.sources(forKey: key, application: applicationID)) ?? []
     }
 
     /// Files along the search list that could not be used (did not parse,

@@ -51,6 +51,12 @@ public let globalDomainName = "NSGlobalDomain"
 /// | any user | the same under `$PREFS_SYSTEM_DIR` (default `/usr/local/etc`) |
 /// | managed | `$PREFS_MANAGED_DIR/<id>.plist`, `$PREFS_MANAGED_DIR/<user>/<id>.plist` (default `/etc/prefs/managed`), and the `*.plist` files of `<id>.d/` beside each |
 ///
+/// An application's installed schema is `<dir>/<id>.plist` in the first of
+/// ``schemaDirectories`` that has one: `$XDG_DATA_HOME/prefs/schemas`
+/// (`$HOME/.local/share` when unset or relative), then
+/// `<dir>/prefs/schemas` for each absolute `<dir>` of `$XDG_DATA_DIRS`
+/// (`/usr/local/share:/usr/share` when unset).
+///
 /// The global domain's `<id>` is `.GlobalPreferences`. The host id is the
 /// first line of `/etc/machine-id`, or the host name when that is missing.
 /// In a setuid or setgid process (see ``ProcessEnvironment``) the
@@ -74,6 +80,9 @@ public struct Locations: Sendable {
     /// (`$XDG_CACHE_HOME/prefs`, `$HOME/.cache/prefs` when unset or
     /// relative); `nil` for none, as in a setuid or setgid process.
     public let indexDirectory: String?
+    /// The directories searched, in order, for installed schemas
+    /// (`<dir>/<id>.plist`); empty for a store that reads none.
+    public let schemaDirectories: [String]
 
     /// The default directory of managed (forced) preferences.
     public static let defaultManagedDirectory = "/etc/prefs/managed"
@@ -97,20 +106,28 @@ public struct Locations: Sendable {
         if !cache.hasPrefix("/") { cache = home + "/.cache" }
         let runtime = [env("XDG_RUNTIME_DIR"), "/run/user/\(uid)"].lazy.compactMap { $0 }
             .first { ProcessEnvironment.isPrivateDirectory($0, of: uid) }
+        var dataHome = env("XDG_DATA_HOME") ?? ""
+        if !dataHome.hasPrefix("/") { dataHome = home + "/.local/share" }
+        let dataDirs = (env("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
+            .filter { $0.hasPrefix("/") }
         return Locations(
             userDirectory: config, systemDirectory: system, managedDirectory: managed,
             hostID: readHostID(), userName: user, runtimeDirectory: runtime,
-            indexDirectory: ProcessEnvironment.isSecure ? nil : cache + "/prefs")
+            indexDirectory: ProcessEnvironment.isSecure ? nil : cache + "/prefs",
+            schemaDirectories: ([dataHome] + dataDirs).map { $0 + "/prefs/schemas" })
     }
 
     /// Locations given one by one. Without `runtimeDirectory`, the user
     /// directory's change counter is a file in that directory, made by the
-    /// first write there (see ``ChangeCounter``).
+    /// first write there (see ``ChangeCounter``). Without
+    /// `schemaDirectories`, the store reads no installed schema.
     public init(
         userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String,
-        runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true, indexDirectory: String? = nil
+        runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true, indexDirectory: String? = nil,
+        schemaDirectories: [String] = []
     ) {
         self.indexDirectory = indexDirectory
+        self.schemaDirectories = schemaDirectories
         self.userDirectory = userDirectory
         self.systemDirectory = systemDirectory
         self.managedDirectory = managedDirectory
@@ -162,6 +179,12 @@ public struct Locations: Sendable {
     /// application IDs are checked for the any-host name already.
     package func fits(_ id: DomainID) -> Bool {
         id.host == .any || id.application.utf8.count + hostID.utf8.count + 7 <= ApplicationID.maxFileNameLength
+    }
+
+    /// The files that may hold `application`'s installed schema, in the
+    /// order they are searched (the first that exists is the schema).
+    public func schemaPaths(of application: String) -> [String] {
+        schemaDirectories.map { "\($0)/\(application).plist" }
     }
 
     /// The managed layers of an application, the first found winning: the

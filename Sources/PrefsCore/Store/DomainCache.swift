@@ -66,6 +66,8 @@ extension PreferencesStore {
             switch layer {
             case .file(let p), .managed(let p):
                 if let problem = s.unreported.removeValue(forKey: p) { return problem }
+            case .schema(let app):
+                if let p = s.schemas[app]?.path, let problem = s.unreported.removeValue(forKey: p) { return problem }
             default: continue
             }
         }
@@ -94,12 +96,14 @@ extension PreferencesStore {
         // A drop-in directory made empty changes no values, but must be
         // watched from now on.
         for d in s.domains.values where d.isDropInDirectory { watchDropIns(d, &s) }
-        guard s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
+        let schemas = changedSchemas(s)
+        guard !schemas.isEmpty || s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
         let before = snapshot(&s)
         for d in s.domains.values {
             reload(d, &s)
             watchLinkTarget(d, &s)
         }
+        reloadSchemas(schemas, &s)
         invalidateViews(&s)
         s.outbox += differences(before, &s)
     }
@@ -114,7 +118,7 @@ extension PreferencesStore {
             [
                 l.userDirectory, l.userDirectory + "/ByHost", l.systemDirectory, l.systemDirectory + "/ByHost",
                 l.managedDirectory, l.managedDirectory + "/" + l.userName,
-            ] + linked
+            ] + schemaWatchDirectories + linked
         // Unretained (a weak reference would slow every retain of the
         // store): deinit stops the watcher and waits for its thread.
         let me = Unmanaged.passUnretained(self)
@@ -149,6 +153,11 @@ extension PreferencesStore {
         for layer in view(app, &s).layers {
             switch layer {
             case .file(let p), .managed(let p): if let d = s.domains[p], reload(d, &s) { changed = true }
+            case .schema(let a):
+                if let known = s.schemas[a], changedSchemas(a, known) {
+                    reloadSchemas([a], &s)
+                    changed = true
+                }
             default: break
             }
         }

@@ -28,7 +28,7 @@ extension PreferencesStore {
             } else {
                 startWatcher(immediately: true, s.linkedDirectories)
             }
-            _ = view(app, &s)
+            _ = fullView(app, &s)
         }
         let id = observers.add(.init(application: app, key: key, callback: callback))
         return ObserverToken(id: id)

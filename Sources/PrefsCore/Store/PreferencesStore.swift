@@ -101,6 +101,8 @@ public final class PreferencesStore: @unchecked Sendable {
         var outbox: [(application: String, key: String)] = []
         /// Files that cannot be used, by path, that no read has reported yet.
         var unreported: [String: PrefsError] = [:]
+        /// Installed schemas by application, read at first use.
+        var schemas: [String: InstalledSchema] = [:]
         /// Directories that symlinked domain files lead into, watched
         /// besides the preference directories.
         var linkedDirectories: [String] = []
@@ -148,7 +150,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let k = PropertyList.Key(key)
         return withLocked { s in
             noticeChanges(&s)
-            return searched(k, searchView(app, &s), &s)
+            return answered(k, searchView(app, &s), &s)
         }
     }
 
@@ -162,6 +164,9 @@ public final class PreferencesStore: @unchecked Sendable {
     /// list of `handle`'s application: one hash lookup, no allocation, no
     /// system call.
     ///
+    /// The installed schema is read at the first read that no other layer
+    /// answers, so reads of stored keys never pay for it.
+    ///
     /// `problem` is set when this read is the first to meet a file of the
     /// search list that cannot be used (it does not parse, it cannot be
     /// read); the value is then what the other layers hold.
@@ -170,7 +175,7 @@ public final class PreferencesStore: @unchecked Sendable {
         return withLocked { s in
             noticeChanges(&s)
             let v = handle.view
-            let value = searched(k, v, &s)
+            let value = answered(k, v, &s)
             if !s.unreported.isEmpty { problem = takeProblem(v, &s) }
             return value
         }
@@ -181,7 +186,7 @@ public final class PreferencesStore: @unchecked Sendable {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
             noticeChanges(&s)
-            return view(app, &s).merged!
+            return fullView(app, &s).merged!
         }
     }
 
@@ -219,10 +224,11 @@ public final class PreferencesStore: @unchecked Sendable {
     public func problems(application app: String) throws(PrefsError) -> [PrefsError] {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
-            let v = view(app, &s)
+            let v = fullView(app, &s)
             return v.layers.compactMap { layer -> PrefsError? in
                 switch layer {
                 case .file(let p), .managed(let p): return s.domains[p]?.problem
+                case .schema(let a): return s.schemas[a]?.problem
                 default: return nil
                 }
             }

@@ -20,6 +20,11 @@ extension PreferencesStore {
         @exclusivity(unchecked) var domains: [Domain?]
         /// The application's own domain (current user, any host), once written.
         @exclusivity(unchecked) var ownDomain: Domain? = nil
+        /// Whether the application's installed schema has been looked for:
+        /// it is read at the first read that no other layer answers (see
+        /// ``PreferencesStore/loadSchema(_:_:)``), so that reads of stored
+        /// keys never pay for it.
+        @exclusivity(unchecked) var schemaChecked = false
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
@@ -44,6 +49,8 @@ extension PreferencesStore {
         case registration(String)
         /// The defaults of the typed keys the process declared.
         case declared
+        /// The defaults of the application's installed schema.
+        case schema(String)
     }
 
     // MARK: The search list
@@ -68,6 +75,7 @@ extension PreferencesStore {
         if !isGlobal { l.append(.registration(app)) }
         l.append(.registration(globalDomainName))
         l.append(.declared)
+        l.append(.schema(app))
         return l
     }
 
@@ -105,6 +113,7 @@ extension PreferencesStore {
             return nil
         case .registration(let app): return s.registration[app]?[key]
         case .declared: return DeclaredDefaults.value(key)
+        case .schema(let app): return s.schemas[app]?.values[key]
         }
     }
 
@@ -120,6 +129,7 @@ extension PreferencesStore {
             return merged
         case .registration(let app): return s.registration[app] ?? [:]
         case .declared: return DeclaredDefaults.all
+        case .schema(let app): return s.schemas[app]?.values ?? [:]
         }
     }
 
@@ -134,6 +144,7 @@ extension PreferencesStore {
     func searchView(_ app: String, _ s: inout State) -> SearchView {
         if let existing = s.views[app] { return existing }
         let v = SearchView(application: app, layers: layers(for: app, s))
+        v.schemaChecked = s.schemas[app] != nil
         s.views[app] = v
         return v
     }
@@ -197,7 +208,7 @@ extension PreferencesStore {
     /// The merged views of every observed application.
     func snapshot(_ s: inout State) -> [String: PropertyListDictionary] {
         var out = [String: PropertyListDictionary]()
-        for app in observers.observedApplications { out[app] = view(app, &s).merged! }
+        for app in observers.observedApplications { out[app] = fullView(app, &s).merged! }
         return out
     }
 
@@ -205,7 +216,7 @@ extension PreferencesStore {
     func differences(_ before: [String: PropertyListDictionary], _ s: inout State) -> [(application: String, key: String)] {
         var changes: [(application: String, key: String)] = []
         for (app, old) in before {
-            let new = view(app, &s).merged!
+            let new = fullView(app, &s).merged!
             for (k, v) in new where old[k] != v { changes.append((app, k.string)) }
             for k in old.keys where new[k] == nil { changes.append((app, k.string)) }
         }

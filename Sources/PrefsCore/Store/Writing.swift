@@ -191,7 +191,7 @@ extension PreferencesStore {
     }
 
     /// The first value for `key` along `app`'s search list, leaving out the
-    /// registration domains and declared defaults: what a user, an
+    /// registration domains, declared defaults and installed schemas: what a user, an
     /// administrator or a command line set.
     package func valueIgnoringDefaults(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
         let app = try Self.canonicalApplication(app)
@@ -200,7 +200,7 @@ extension PreferencesStore {
             noticeChanges(&s)
             for layer in view(app, &s).layers {
                 switch layer {
-                case .registration, .declared: continue
+                case .registration, .declared, .schema: continue
                 default: if let v = lookup(k, in: layer, &s) { return v }
                 }
             }

@@ -1,0 +1,141 @@
+// Installed schemas: an application's settings schema found in the data
+// directories (``Locations/schemaDirectories``), whose defaults are the last
+// layer of its search list. Read once, kept with the stamps of the files it
+// came from, and read again when one of them (or which file comes first)
+// changed; a schema that does not parse is reported like a corrupt domain
+// file and contributes nothing.
+
+extension PreferencesStore {
+    /// One application's installed schema as this store last read it.
+    struct InstalledSchema {
+        /// The file that is the schema: the first candidate that exists.
+        var path: String?
+        /// Every file read (the schema, its panes) and its stamp then.
+        var files: [(path: String, stamp: FileSystem.Stamp)] = []
+        /// The defaults it declares; empty when none or when it is unusable.
+        var values = PropertyListDictionary()
+        /// The parsed schema, for tools; nil when none or unusable.
+        var schema: SettingsSchema?
+        /// Why it could not be used.
+        var problem: PrefsError?
+    }
+
+    /// Looks for `v`'s installed schema if no read has yet, and adds its
+    /// defaults to the view. The schema is the last layer, so it only
+    /// fills keys no other layer has: no rebuild of the whole view.
+    func loadSchema(_ v: SearchView, _ s: inout State) {
+        guard !v.schemaChecked else { return }
+        v.schemaChecked = true
+        let values = installedSchema(v.application, &s).values
+        guard !values.isEmpty else { return }
+        // Without a merged view, reads look the schema layer up like any
+        // other. The languages and locale a view makes up give way to a
+        // schema's.
+        guard v.merged != nil else { return }
+        if values["AppleLanguages"] != nil || values["AppleLocale"] != nil {
+            rebuild(v, &s)
+            return
+        }
+        for (k, x) in values where v.merged![k] == nil { v.merged![k] = x }
+    }
+
+    /// The value a read of `key` returns along `v`'s search list: at the
+    /// view's first miss, its installed schema is looked for first.
+    @inline(__always)
+    func answered(_ key: PropertyList.Key, _ v: SearchView, _ s: inout State) -> PropertyList? {
+        let found = searched(key, v, &s)
+        if found != nil || v.schemaChecked { return found }
+        loadSchema(v, &s)
+        return searched(key, v, &s)
+    }
+
+    /// `app`'s view with every layer, its installed schema included.
+    func fullView(_ app: String, _ s: inout State) -> SearchView {
+        let v = view(app, &s)
+        loadSchema(v, &s)
+        return v
+    }
+
+    /// `app`'s installed schema, read at first use.
+    func installedSchema(_ app: String, _ s: inout State) -> InstalledSchema {
+        if let known = s.schemas[app] { return known }
+        let found = readSchema(app, &s)
+        s.schemas[app] = found
+        return found
+    }
+
+    private func readSchema(_ app: String, _ s: inout State) -> InstalledSchema {
+        var out = InstalledSchema()
+        for candidate in locations.schemaPaths(of: app) {
+            // Unexaminable candidates (a directory without search
+            // permission) are skipped like missing ones.
+            guard ((try? FileSystem.stamp(candidate)) ?? nil) != nil else { continue }
+            out.path = candidate
+            do throws(PrefsError) {
+                let schema = try SettingsSchema.load(candidate)
+                out.files = schema.files
+                out.values = schema.defaults
+                out.schema = schema
+                s.unreported[candidate] = nil
+            } catch {
+                let problem = PrefsError(error.code == .io ? .io : .corruptFile, "schema \(error.message)")
+                if s.schemas[app]?.problem?.message != problem.message { s.unreported[candidate] = problem }
+                out.problem = problem
+                out.files = (try? FileSystem.stamp(candidate)).flatMap { $0 }.map { [(candidate, $0)] } ?? []
+            }
+            break
+        }
+        return out
+    }
+
+    /// Whether the files of `known` changed, or another candidate now
+    /// comes first: a few `stat` calls, made only when the store re-checks
+    /// its files (a change counter moved, the watcher saw a change,
+    /// synchronize).
+    func changedSchemas(_ app: String, _ known: InstalledSchema) -> Bool {
+        for candidate in locations.schemaPaths(of: app) {
+            let stamp = (try? FileSystem.stamp(candidate)) ?? nil
+            if candidate == known.path {
+                guard let stamp, stamp == known.files.first?.stamp else { return true }
+                for f in known.files.dropFirst() where ((try? FileSystem.stamp(f.path)) ?? nil) != f.stamp { return true }
+                return false
+            }
+            if stamp != nil { return true }
+        }
+        return known.path != nil
+    }
+
+    /// The applications whose installed schema changed on disk.
+    func changedSchemas(_ s: borrowing State) -> [String] {
+        s.schemas.compactMap { app, known in changedSchemas(app, known) ? app : nil }
+    }
+
+    /// Reads the schemas of `apps` again; the caller rebuilds the views.
+    func reloadSchemas(_ apps: [String], _ s: inout State) {
+        for app in apps {
+            let found = readSchema(app, &s)
+            if let old = s.schemas[app]?.path, old != found.path { s.unreported[old] = nil }
+            s.schemas[app] = found
+        }
+    }
+
+    /// The directories to watch for schemas being installed or changed:
+    /// those that exist when watching starts.
+    var schemaWatchDirectories: [String] {
+        locations.schemaDirectories.filter { ((try? FileSystem.stamp($0)) ?? nil) != nil }
+    }
+
+    /// `app`'s installed schema, parsed, for tools: nil when it has none;
+    /// throws why it cannot be used.
+    package func installedSchema(application app: String) throws(PrefsError) -> (path: String, schema: SettingsSchema)? {
+        let app = try Self.canonicalApplication(app)
+        let found = try withState { (s: inout State) throws(PrefsError) in
+            noticeChanges(&s)
+            refreshLoaded(&s)
+            return installedSchema(app, &s)
+        }
+        if let problem = found.problem { throw problem }
+        guard let path = found.path, let schema = found.schema else { return nil }
+        return (path, schema)
+    }
+}

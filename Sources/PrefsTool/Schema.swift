@@ -1,0 +1,99 @@
+import PrefsCore
+
+/// `prefs schema show|check|c|swift`: an installed schema's keys, whether a
+/// schema's defaults fit their specifiers, and C or Swift code from it.
+enum Schema {
+    /// Runs `schema <verb> <word>`; a usage error for anything else.
+    static func run(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
+        if host.given { throw .usage("schema works on schemas: -currentHost and -host do not apply") }
+        guard let verb = args.first, args.count == 2 else {
+            throw .usage("usage: prefs schema show <domain> | check <file> | c <file | domain> | swift <file | domain>")
+        }
+        let word = args.last!
+        switch verb {
+        case "show": try show(word)
+        case "check": try check(word)
+        case "c": let (app, source, schema) = try load(word); Output.standard.write(CHeader.generate(schema, application: app, source: source))
+        case "swift": let (_, source, schema) = try load(word); Output.standard.write(SwiftKeys.generate(schema, source: source))
+        default: throw .usage("unknown schema command \(quoted(verb)): show, check, c or swift")
+        }
+    }
+
+    /// A word names a file when it contains `/` or ends in `.plist`;
+    /// otherwise it is an application ID whose installed schema is meant.
+    static func isFile(_ word: String) -> Bool { word.contains("/") || word.hasSuffix(".plist") }
+
+    /// The schema `word` names, the application its code is for (a file's
+    /// name without `.plist`), and where it was read from.
+    static func load(_ word: String) throws(Failure) -> (application: String, source: String, schema: SettingsSchema) {
+        if isFile(word) {
+            do throws(PrefsError) {
+                var name = word.split(separator: "/").last.map(String.init) ?? word
+                if name.hasSuffix(".plist") { name.removeLast(".plist".count) }
+                return (name, word, try SettingsSchema.load(word))
+            } catch {
+                throw .refused("prefs: \(error.message)")
+            }
+        }
+        let app = try application(word)
+        return try installed(app, word)
+    }
+
+    private static func application(_ word: String) throws(Failure) -> String {
+        do throws(PrefsError) {
+            return try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
+        } catch {
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+        }
+    }
+
+    private static func installed(_ app: String, _ word: String) throws(Failure) -> (application: String, source: String, schema: SettingsSchema) {
+        let store = PreferencesStore.shared
+        let found: (path: String, schema: SettingsSchema)?
+        do throws(PrefsError) { found = try store.installedSchema(application: app) } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+        guard let found else {
+            let places = store.locations.schemaPaths(of: app).joined(separator: ", ")
+            throw .refused("prefs: no schema is installed for \(word) (looked for \(places))")
+        }
+        return (app, found.path, found.schema)
+    }
+
+    /// `schema show`: the installed schema's path, then each key with its
+    /// type, default, values, title and description.
+    static func show(_ word: String) throws(Failure) {
+        let (_, path, schema) = try installed(try application(word), word)
+        Output.standard.line("schema: \(path)")
+        for s in schema.keyed {
+            Output.standard.line(s.key!)
+            var type = s.type
+            if s.minimum != nil || s.maximum != nil {
+                type += " (\(s.minimum.map(number) ?? "") ... \(s.maximum.map(number) ?? ""))"
+            }
+            Output.standard.line("  type: \(type)")
+            if let d = s.defaultValue { Output.standard.line("  default: \(OldStylePlist.formatBare(d))") }
+            if let v = s.values { Output.standard.line("  values: \(OldStylePlist.format(.array(v)))") }
+            if let t = s.title { Output.standard.line("  title: \(t)") }
+            if let d = s.description { Output.standard.line("  description: \(d)") }
+        }
+    }
+
+    private static func number(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
+    }
+
+    /// `schema check`: "<file>: OK", or every problem and status 1.
+    static func check(_ path: String) throws(Failure) {
+        let schema: SettingsSchema
+        do throws(PrefsError) { schema = try SettingsSchema.load(path) } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+        let problems = schema.problems
+        if problems.isEmpty {
+            Output.standard.line("\(path): OK")
+            return
+        }
+        throw .refused(problems.map { "\(path): \($0)" }.joined(separator: "\n"))
+    }
+}

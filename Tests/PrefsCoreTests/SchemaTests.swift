@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import PrefsCore
+
+// Installed schemas as a store sees them, which layer answers a read, and
+// checking a schema's defaults against its specifiers.
+
+private let app = "com.example.schema"
+
+private func schemaText(_ specifiers: String) -> String { "{ PreferenceSpecifiers = (\(specifiers)); }" }
+
+@Suite struct SchemaTests {
+    private func store(_ box: StoreSandbox, dirs: [String]) -> PreferencesStore {
+        let l = box.locations
+        let s = PreferencesStore(
+            locations: Locations(
+                userDirectory: l.userDirectory, systemDirectory: l.systemDirectory, managedDirectory: l.managedDirectory,
+                hostID: l.hostID, userName: l.userName, runtimeDirectory: l.runtimeDirectory, schemaDirectories: dirs),
+            arguments: ["test-program"])
+        return s
+    }
+
+    private func write(_ path: String, _ text: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    @Test func defaultsAreTheLastLayerAndTheFirstDirectoryWins() throws {
+        try inSandbox { box in
+            let home = box.root + "/data", sys = box.root + "/sys"
+            try write("\(sys)/\(app).plist", schemaText("{ Key = A; DefaultValue = sys; }, { Key = B; DefaultValue = sys; }"))
+            try write("\(home)/\(app).plist", schemaText("{ Key = A; DefaultValue = home; }, { Type = PSChildPaneSpecifier; File = Pane; }"))
+            try write("\(home)/Pane.plist", schemaText("{ Key = C; DefaultValue = pane; }"))
+            let s = store(box, dirs: [home, sys])
+            #expect(try s.value(forKey: "A", application: app) == .string("home"))
+            #expect(try s.value(forKey: "B", application: app) == nil)
+            #expect(try s.value(forKey: "C", application: app) == .string("pane"))
+            #expect(try s.valueAndSource(forKey: "A", application: app)?.source == PreferenceSource(.schema, domain: app))
+
+            try s.register(["A": .string("registered")], application: app)
+            try s.set([("A", .string("user"))], in: DomainID(application: app, user: .current, host: .any))
+            let all = try s.sources(forKey: "A", application: app)
+            #expect(all.map(\.source.description) == ["app", "registration", "schema"])
+            #expect(all.map(\.value) == [.string("user"), .string("registered"), .string("home")])
+            #expect(try s.valueIgnoringDefaults(forKey: "C", application: app) == nil)
+        }
+    }
+
+    @Test func aBrokenSchemaIsReportedAndContributesNothing() throws {
+        try inSandbox { box in
+            let home = box.root + "/data"
+            try write("\(home)/\(app).plist", "{ PreferenceSpecifiers = ( <<<")
+            let s = store(box, dirs: [home])
+            #expect(try s.value(forKey: "A", application: app) == nil)
+            let problems = try s.problems(application: app)
+            #expect(problems.count == 1 && problems[0].code == .corruptFile)
+            #expect(throws: PrefsError.self) { try s.installedSchema(application: app) }
+
+            // Repaired while the store lives: picked up at synchronize.
+            try write("\(home)/\(app).plist", schemaText("{ Key = A; DefaultValue = fixed; }"))
+            _ = try? s.synchronize(application: app)
+            #expect(try s.value(forKey: "A", application: app) == .string("fixed"))
+            #expect(try s.problems(application: app).isEmpty)
+        }
+    }
+
+    @Test func readsOfStoredKeysNeverReadTheSchema() throws {
+        try inSandbox { box in
+            let home = box.root + "/data"
+            try write("\(home)/\(app).plist", schemaText("{ Key = A; DefaultValue = schema; }"))
+            let writer = box.store()
+            try writer.set([("Stored", .integer(1))], in: DomainID(application: app, user: .current, host: .any))
+            _ = try writer.synchronize(application: app)
+            let s = store(box, dirs: [home])
+            let prefs = try Preferences(applicationID: app, store: s)
+            #expect(prefs.object(forKey: "Stored") == .integer(1))
+            #expect(s.withLocked { $0.schemas.isEmpty })
+            #expect(prefs.object(forKey: "A") == .string("schema"))
+            #expect(s.withLocked { $0.schemas[app]?.path } == "\(home)/\(app).plist")
+            #expect(prefs.object(forKey: "Missing") == nil)
+        }
+    }
+
+    @Test func checkNamesEveryDefaultThatDoesNotFit() throws {
+        let good = try SettingsSchema.parse(
+            Array(
+                schemaText(
+                    "{ Type = PSMultiValueSpecifier; Key = M; DefaultValue = a; Values = (a, b); Titles = (A, B); }, { Type = PSTextFieldSpecifier; Key = T; DefaultValue = x; }"
+                ).utf8), name: "good")
+        #expect(good.problems.isEmpty)
+        let bad = try SettingsSchema.parse(
+            Array(
+                schemaText(
+                    "{ Type = PSMultiValueSpecifier; Key = M; DefaultValue = c; Values = (a, b); }, { Type = PSSliderSpecifier; Key = S; DefaultValue = x; }, { Type = PSToggleSwitchSpecifier; Key = B; }, { Type = PSWhatever; Key = W; DefaultValue = 1; }"
+                ).utf8), name: "bad")
+        #expect(
+            bad.problems == [
+                "M: DefaultValue c is not one of Values", "S: DefaultValue of a slider is a string, not a number",
+                "B: no DefaultValue", "W: unknown Type \"PSWhatever\"",
+            ])
+    }
+}

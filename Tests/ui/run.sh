@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+#
+# run.sh <prefix> — `prefs ui` driven in a real terminal: tmux runs a shell
+# in an 80x24 window, the test types into it (send-keys) and reads the
+# screen (capture-pane), as a user would see it. With the example schema
+# installed in a private XDG_DATA_HOME:
+#
+#   the view lists each key, its value, its layer and the default badge;
+#   a write by another process shows within a second; / filters; Enter
+#   edits (a refused value changes nothing and says why; a valid one is
+#   stored and read back by prefs); d removes the user's value and the
+#   default shows again; a file that does not parse is listed in its pane;
+#   q quits and the terminal is restored (the shell's screen is back, the
+#   line discipline is canonical with echo); TERM=dumb gives a plain listing.
+#
+# One line per check, then "N passed, N failed"; exit status 0 or 1.
+
+set -u
+if [ $# -ne 1 ] || [ ! -x "$1/bin/prefs" ]; then
+    echo "usage: $0 <prefix> (with <prefix>/bin/prefs installed)" >&2
+    exit 2
+fi
+PREFIX=$(cd "$1" && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PREFS=$PREFIX/bin/prefs
+if ! command -v tmux >/dev/null; then
+    echo "$0: tmux is missing (make deps installs it)" >&2
+    exit 2
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-ui-tests.XXXXXX")
+SOCKET=$WORK/tmux.sock
+T() { tmux -S "$SOCKET" "$@"; }
+cleanup() {
+    T kill-server 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data XDG_DATA_DIRS=$WORK/none
+export PREFS_SYSTEM_DIR=$WORK/system PREFS_MANAGED_DIR=$WORK/managed XDG_RUNTIME_DIR=$WORK/runtime
+mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME/prefs/schemas" "$XDG_RUNTIME_DIR"
+chmod 700 "$XDG_RUNTIME_DIR"
+cp "$ROOT"/examples/schema/*.plist "$XDG_DATA_HOME/prefs/schemas/"
+APP=com.example.notes
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
+fail() {
+    failed=$((failed + 1))
+    printf 'FAIL  %s  (%s)\n' "$1" "$2"
+    T capture-pane -p -t ui | sed 's/^/    | /'
+}
+screen() { T capture-pane -p -t ui; }
+# expect NAME PATTERN [SECONDS]: the screen shows PATTERN (grep -E) within SECONDS.
+expect() {
+    local name=$1 pattern=$2 limit=${3:-3} i
+    for ((i = 0; i < limit * 10; i++)); do
+        if screen | grep -Eq -- "$pattern"; then
+            pass "$name"
+            return 0
+        fi
+        sleep 0.1
+    done
+    fail "$name" "the screen does not show /$pattern/"
+    return 1
+}
+# expect_not NAME PATTERN: the screen does not show PATTERN (now).
+expect_not() {
+    if screen | grep -Eq -- "$2"; then fail "$1" "the screen still shows /$2/"; else pass "$1"; fi
+}
+
+"$PREFS" write $APP FontSize -int 20
+
+T -f /dev/null new-session -d -s ui -x 80 -y 24 \
+    "env -u TMUX TERM=xterm-256color PS1='shell> ' bash --norc --noprofile -i"
+T set-option -t ui status off >/dev/null
+sleep 0.3
+T send-keys -t ui "echo before-the-view; $PREFS ui $APP" Enter
+
+expect "ui/starts" "prefs ui: com.example.notes"
+expect "ui/user-value-and-layer" "^FontSize +20 +app"
+expect "ui/schema-default-badge" "^LineSpacing +1\.2 +schema +\[default\]"
+expect "ui/child-pane-and-parent" "^SpellCheck +1 +schema"
+if [ "$(screen | wc -L)" -le 80 ]; then pass "ui/fits-80-columns"; else fail "ui/fits-80-columns" "a line is wider than 80"; fi
+
+# Another process writes: seen within a second, without a key press.
+"$PREFS" write $APP Theme -string dark
+expect "ui/live-write-from-another-process" "^Theme +dark +app" 1
+# A hand edit of the file (no library writer): seen within a second too.
+sleep 1.1
+sed -i 's|<string>dark</string>|<string>system</string>|' "$XDG_CONFIG_HOME/$APP.plist"
+expect "ui/live-hand-edit" "^Theme +system +app" 2
+
+# Filter.
+T send-keys -t ui "/" ; T send-keys -t ui -l "spac"; T send-keys -t ui Enter
+expect "ui/filter-keeps-matches" "^LineSpacing"
+expect_not "ui/filter-hides-others" "^FontSize"
+T send-keys -t ui "/"; T send-keys -t ui Escape
+expect "ui/filter-cleared" "^FontSize"
+
+# Edit FontSize (the second row): a refused value, then a valid one.
+T send-keys -t ui Home Down Enter
+expect "ui/edit-prompt" "^FontSize = 20"
+T send-keys -t ui C-u; T send-keys -t ui -l "big"; T send-keys -t ui Enter
+expect "ui/refused-says-why" "refused: 'big' is not an integer"
+if [ "$("$PREFS" read $APP FontSize)" = 20 ]; then pass "ui/refused-changes-nothing"; else fail "ui/refused-changes-nothing" "FontSize is $("$PREFS" read $APP FontSize)"; fi
+T send-keys -t ui Enter C-u; T send-keys -t ui -l "24"; T send-keys -t ui Enter
+expect "ui/edit-shows" "^FontSize +24 +app"
+if [ "$("$PREFS" read-type $APP FontSize) $("$PREFS" read $APP FontSize)" = "Type is integer 24" ]; then
+    pass "ui/edit-stored-as-integer"
+else
+    fail "ui/edit-stored-as-integer" "$("$PREFS" read-type $APP FontSize) $("$PREFS" read $APP FontSize)"
+fi
+
+# d: the user's value goes, the schema's default shows again.
+T send-keys -t ui d
+expect "ui/d-shows-default" "^FontSize +13 +schema +\[default\]"
+if ! "$PREFS" read $APP FontSize >/dev/null 2>&1; then pass "ui/d-removed-user-value"; else fail "ui/d-removed-user-value" "still stored"; fi
+
+# A file of the search list that does not parse: listed in its pane.
+printf 'not a plist <<<' >"$XDG_CONFIG_HOME/.GlobalPreferences.plist"
+expect "ui/unparsable-file-pane" "files that did not parse" 3
+expect "ui/unparsable-file-named" "GlobalPreferences" 1
+rm -f "$XDG_CONFIG_HOME/.GlobalPreferences.plist"
+
+# q: back to the shell, its screen restored, the terminal sane again.
+T send-keys -t ui q
+expect "ui/quit-restores-screen" "^before-the-view"
+T send-keys -t ui "stty -a | tr ' ' '\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n' ' '; echo" Enter
+expect "ui/quit-restores-line-discipline" "^(icanon echo|echo icanon) ?$"
+expect_not "ui/quit-leaves-no-view" "prefs ui: com.example.notes"
+
+# TERM=dumb: a plain listing.
+out=$(TERM=dumb "$PREFS" ui $APP </dev/null)
+if printf '%s\n' "$out" | grep -q '^LineSpacing = 1.2 (schema) default$'; then
+    pass "ui/dumb-terminal-plain-listing"
+else
+    fail "ui/dumb-terminal-plain-listing" "$out"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,575 @@
+/*
+ * prefs-ui — `prefs ui [<domain>]`: a live, full-screen view of one
+ * domain's search list (or of the list of domains), over the public C API
+ * only. bin/prefs execs it from $(LIBEXECDIR)/prefs/.
+ *
+ * Each key shows its value, the layer it came from and the badges
+ * `forced` (a managed value) and `default` (registration or schema). The
+ * view reads again four times a second: reads are served from memory and
+ * follow other processes' writes and hand edits (the library's change
+ * counters and directory watcher), so a change shows within a second.
+ *
+ * Keys: arrows, j/k, PgUp/PgDn, Home/End move; / filters by key or value
+ * (Enter keeps, Esc clears); Enter edits the value as old-style plist text
+ * (a number or boolean stays one: the text must be of its type); d
+ * removes the user's value; Left or h goes back to the domain list; q
+ * quits. A value that is refused changes nothing and the status line says
+ * why. Files that did not parse are listed in a pane at the bottom.
+ *
+ * On a terminal that cannot address the cursor (TERM unset or dumb, or
+ * output not a terminal) it prints a plain listing instead and exits.
+ */
+#ifndef _XOPEN_SOURCE
+#  define _XOPEN_SOURCE 700
+#endif
+
+#include <prefs/Prefs.h>
+
+#include <ctype.h>
+#include <curses.h>
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <term.h>
+#include <unistd.h>
+
+struct row {
+    char *key;
+    char *value;
+    char layer[64];
+    int forced, deflt;
+};
+
+static struct row *rows;
+static size_t nrows;
+static char app[256];
+static int listing_domains; /* the list of domains is shown */
+static int started_with_list;
+static char filter_text[256];
+static char status_text[512];
+static char problems[2048];
+static int selected, top;
+
+static void set_status(const char *fmt, const char *a, const char *b)
+{
+    snprintf(status_text, sizeof status_text, fmt, a ? a : "", b ? b : "");
+}
+
+static void free_rows(void)
+{
+    for (size_t i = 0; i < nrows; i++) {
+        free(rows[i].key);
+        PrefsFree(rows[i].value);
+    }
+    free(rows);
+    rows = NULL;
+    nrows = 0;
+}
+
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = malloc(n + 1);
+    if (p != NULL)
+        memcpy(p, s, n + 1);
+    return p;
+}
+
+/* The value on one line: newlines and tabs as spaces, runs of spaces as one. */
+static char *one_line(PrefsPropertyListRef v)
+{
+    char *d = v ? PrefsCopyDescription(v) : NULL;
+    if (d == NULL)
+        return NULL;
+    char *w = d;
+    for (char *r = d; *r; r++) {
+        char c = (*r == '\n' || *r == '\t') ? ' ' : *r;
+        if (c == ' ' && w > d && w[-1] == ' ')
+            continue;
+        *w++ = c;
+    }
+    *w = 0;
+    return d;
+}
+
+static const char *layer_name(PrefsSource s, const char *domain, char *buf, size_t size)
+{
+    static const char *names[] = {"",        "managed",  "arguments",          "app-currenthost",
+                                  "app",     "suite",    "global-currenthost", "global",
+                                  "anyuser", "language", "registration",       "schema"};
+    const char *n = (int)s >= 0 && (size_t)s < sizeof names / sizeof names[0] ? names[s] : "?";
+    if ((s == kPrefsSourceSuite || s == kPrefsSourceAnyUser || s == kPrefsSourceLanguage) && domain != NULL)
+        snprintf(buf, size, "%s %s", n, domain);
+    else
+        snprintf(buf, size, "%s", n);
+    return buf;
+}
+
+static int matches(const char *key, const char *value)
+{
+    if (filter_text[0] == 0)
+        return 1;
+    for (const char *s = key; s && *s; s++)
+        if (strncasecmp(s, filter_text, strlen(filter_text)) == 0)
+            return 1;
+    for (const char *s = value; s && *s; s++)
+        if (strncasecmp(s, filter_text, strlen(filter_text)) == 0)
+            return 1;
+    return 0;
+}
+
+static void add_row(const char *key, char *value, const char *layer, int forced, int deflt)
+{
+    struct row *r = realloc(rows, (nrows + 1) * sizeof *rows);
+    if (r == NULL) {
+        PrefsFree(value);
+        return;
+    }
+    rows = r;
+    rows[nrows].key = copy_string(key);
+    rows[nrows].value = value;
+    snprintf(rows[nrows].layer, sizeof rows[nrows].layer, "%s", layer);
+    rows[nrows].forced = forced;
+    rows[nrows].deflt = deflt;
+    nrows++;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const struct row *)a)->key, ((const struct row *)b)->key);
+}
+
+/* Reads the rows again; `check_files` also asks which files did not parse. */
+static void load(int check_files)
+{
+    free_rows();
+    if (listing_domains) {
+        PrefsArrayRef list = PrefsCopyApplicationList(kPrefsCurrentUser, kPrefsAnyHost);
+        add_row("NSGlobalDomain", NULL, "", 0, 0);
+        for (size_t i = 0; list && i < PrefsArrayGetCount(list); i++) {
+            const char *name = PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(list, i));
+            if (matches(name, NULL))
+                add_row(name, NULL, "", 0, 0);
+        }
+        PrefsRelease(list);
+        return;
+    }
+    PrefsDictionaryRef all = PrefsCopyAppDictionary(app);
+    PrefsArrayRef keys = all ? PrefsDictionaryCopyKeys(all) : NULL;
+    for (size_t i = 0; keys && i < PrefsArrayGetCount(keys); i++) {
+        const char *key = PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(keys, i));
+        PrefsSource source = kPrefsSourceNone;
+        char *domain = NULL, layer[64];
+        PrefsPropertyListRef v = PrefsCopyAppValueAndSource(key, app, &source, &domain);
+        /* The languages and locale derived from the environment are in
+         * every search list: left out. */
+        if (v != NULL && !(source == kPrefsSourceLanguage && domain == NULL)) {
+            char *text = one_line(v);
+            if (matches(key, text))
+                add_row(key, text, layer_name(source, domain, layer, sizeof layer),
+                        source == kPrefsSourceManaged,
+                        source == kPrefsSourceRegistration || source == kPrefsSourceSchema);
+            else
+                PrefsFree(text);
+        }
+        PrefsRelease(v);
+        PrefsFree(domain);
+    }
+    PrefsRelease(keys);
+    PrefsRelease(all);
+    qsort(rows, nrows, sizeof *rows, by_key);
+    if (check_files) {
+        /* Synchronize names every file of the search list that cannot be
+         * used, each time. */
+        problems[0] = 0;
+        PrefsAppSynchronize(app);
+        PrefsErrorRef e = PrefsCopyLastError();
+        if (e != NULL &&
+            (PrefsErrorGetCode(e) == kPrefsErrorCorruptFile || PrefsErrorGetCode(e) == kPrefsErrorIO)) {
+            char *d = PrefsErrorCopyDescription(e);
+            snprintf(problems, sizeof problems, "%s", d ? d : "");
+            PrefsFree(d);
+        }
+        PrefsRelease(e);
+    }
+}
+
+/* Prints `s` in at most `width` columns at the cursor. */
+static void put(const char *s, int width)
+{
+    if (width > 0)
+        addnstr(s, width);
+}
+
+static void draw(void)
+{
+    int h = LINES, w = COLS;
+    int problem_lines = 0;
+    if (problems[0]) {
+        problem_lines = 2;
+        for (const char *p = problems; *p; p++)
+            problem_lines += *p == '\n';
+        if (problem_lines > h / 3)
+            problem_lines = h / 3;
+    }
+    int list_h = h - 3 - problem_lines;
+    if (list_h < 1)
+        list_h = 1;
+    if (selected >= (int)nrows)
+        selected = nrows ? (int)nrows - 1 : 0;
+    if (selected < top)
+        top = selected;
+    if (selected >= top + list_h)
+        top = selected - list_h + 1;
+    erase();
+    attron(A_REVERSE);
+    mvhline(0, 0, ' ', w);
+    char title[400];
+    if (listing_domains)
+        snprintf(title, sizeof title, " prefs ui: domains (%zu)%s%.60s", nrows,
+                 filter_text[0] ? "  filter: " : "", filter_text);
+    else
+        snprintf(title, sizeof title, " prefs ui: %.120s (%zu keys)%s%.60s", app, nrows,
+                 filter_text[0] ? "  filter: " : "", filter_text);
+    move(0, 0);
+    put(title, w);
+    attroff(A_REVERSE);
+
+    int keyw = w / 3 > 28 ? 28 : w / 3, layerw = listing_domains ? 0 : 18, badgew = listing_domains ? 0 : 9;
+    int valw = w - keyw - layerw - badgew - 3;
+    for (int i = 0; i < list_h && top + i < (int)nrows; i++) {
+        struct row *r = &rows[top + i];
+        int y = 1 + i;
+        if (top + i == selected)
+            attron(A_REVERSE);
+        mvhline(y, 0, ' ', w);
+        move(y, 0);
+        put(r->key, keyw);
+        if (!listing_domains) {
+            move(y, keyw + 1);
+            put(r->value ? r->value : "", valw);
+            move(y, keyw + 1 + valw + 1);
+            put(r->layer, layerw);
+            move(y, w - badgew);
+            char badges[32];
+            snprintf(badges, sizeof badges, "%s%s", r->forced ? "[forced]" : "", r->deflt ? "[default]" : "");
+            put(badges, badgew);
+        }
+        if (top + i == selected)
+            attroff(A_REVERSE);
+    }
+    if (problem_lines) {
+        int y = h - 2 - problem_lines;
+        attron(A_BOLD);
+        mvhline(y, 0, '-', w);
+        move(y, 0);
+        put("- files that did not parse ", w);
+        attroff(A_BOLD);
+        const char *p = problems;
+        for (int i = 1; i < problem_lines && *p; i++) {
+            const char *end = strchr(p, '\n');
+            int n = end ? (int)(end - p) : (int)strlen(p);
+            move(y + i, 0);
+            put(p, n < w ? n : w);
+            p = end ? end + 1 : p + n;
+        }
+    }
+    move(h - 2, 0);
+    put(status_text, w);
+    attron(A_REVERSE);
+    mvhline(h - 1, 0, ' ', w);
+    move(h - 1, 0);
+    put(listing_domains ? " Enter open  / filter  q quit"
+                        : " Enter edit  d remove user's value  / filter  h back  q quit",
+        w);
+    attroff(A_REVERSE);
+    refresh();
+}
+
+/* Reads a line at the bottom, starting with `initial`; 1 when accepted. */
+static int prompt(const char *label, char *buf, size_t size, const char *initial)
+{
+    size_t n = strlen(initial);
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, initial, n);
+    buf[n] = 0;
+    timeout(-1);
+    curs_set(1);
+    for (;;) {
+        move(LINES - 2, 0);
+        clrtoeol();
+        put(label, COLS);
+        int lw = (int)strlen(label);
+        int avail = COLS - lw - 1;
+        const char *shown = buf + ((int)n > avail && avail > 0 ? n - (size_t)avail : 0);
+        put(shown, avail);
+        refresh();
+        int c = getch();
+        if (c == '\n' || c == '\r' || c == KEY_ENTER) {
+            curs_set(0);
+            timeout(250);
+            return 1;
+        }
+        if (c == 27) {
+            curs_set(0);
+            timeout(250);
+            return 0;
+        }
+        if (c == 21) { /* Ctrl-U: clears the line */
+            n = 0;
+            buf[0] = 0;
+        } else if ((c == KEY_BACKSPACE || c == 127 || c == 8) && n > 0) {
+            /* Back over a whole UTF-8 sequence. */
+            do
+                n--;
+            while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80);
+            buf[n] = 0;
+        } else if (c >= 32 && c < 256 && c != 127 && n + 1 < size) {
+            buf[n++] = (char)c;
+            buf[n] = 0;
+        }
+    }
+}
+
+/* The text typed for a value that held `old`: old-style plist text, or for
+ * a number or boolean a text of its type. NULL (and the status says why)
+ * when refused. */
+static PrefsPropertyListRef parse_value(const char *text, PrefsPropertyListRef old)
+{
+    PrefsType t = old ? PrefsGetType(old) : kPrefsTypeString;
+    char *end;
+    if (t == kPrefsTypeInteger) {
+        errno = 0;
+        long long i = strtoll(text, &end, 0);
+        if (errno == 0 && end != text && *end == 0)
+            return PrefsNumberCreateInt64(i);
+        set_status("refused: '%.200s' is not an integer (the value is one); nothing changed", text, NULL);
+        return NULL;
+    }
+    if (t == kPrefsTypeReal) {
+        double d = strtod(text, &end);
+        if (end != text && *end == 0)
+            return PrefsNumberCreateDouble(d);
+        set_status("refused: '%.200s' is not a number (the value is one); nothing changed", text, NULL);
+        return NULL;
+    }
+    if (t == kPrefsTypeBoolean) {
+        if (!strcasecmp(text, "YES") || !strcasecmp(text, "true") || !strcmp(text, "1"))
+            return PrefsBooleanCreate(true);
+        if (!strcasecmp(text, "NO") || !strcasecmp(text, "false") || !strcmp(text, "0"))
+            return PrefsBooleanCreate(false);
+        set_status("refused: '%.200s' is not a boolean (YES, NO, true, false, 1, 0); nothing changed", text,
+                   NULL);
+        return NULL;
+    }
+    PrefsErrorRef e = NULL;
+    PrefsPropertyListRef v = PrefsPropertyListCreateWithData(text, strlen(text), &e);
+    if (v == NULL) {
+        char *d = e ? PrefsErrorCopyDescription(e) : NULL;
+        set_status("refused: %s; nothing changed", d ? d : "not a property list", NULL);
+        PrefsFree(d);
+        PrefsRelease(e);
+    }
+    return v;
+}
+
+/* Stores `v` (NULL: removes) for `key`; the status says what happened. */
+static void store(const char *key, PrefsPropertyListRef v)
+{
+    PrefsSetAppValue(key, v, app);
+    PrefsErrorRef e = PrefsCopyLastError();
+    if (e != NULL) {
+        char *d = PrefsErrorCopyDescription(e);
+        set_status("refused: %s; nothing changed", d ? d : "", NULL);
+        PrefsFree(d);
+        PrefsRelease(e);
+        return;
+    }
+    if (!PrefsAppSynchronize(app)) {
+        PrefsErrorRef w = PrefsCopyLastError();
+        char *d = w ? PrefsErrorCopyDescription(w) : NULL;
+        set_status("not saved: %s", d ? d : "", NULL);
+        PrefsFree(d);
+        PrefsRelease(w);
+        return;
+    }
+    set_status(v ? "saved %s" : "removed the user's value of %s", key, NULL);
+}
+
+static void edit(void)
+{
+    if (nrows == 0)
+        return;
+    char key[512], text[4096];
+    snprintf(key, sizeof key, "%s", rows[selected].key);
+    PrefsPropertyListRef old = PrefsCopyAppValue(key, app);
+    char *current = one_line(old);
+    char label[600];
+    snprintf(label, sizeof label, "%s = ", key);
+    if (prompt(label, text, sizeof text, current ? current : "")) {
+        PrefsPropertyListRef v = parse_value(text, old);
+        if (v != NULL) {
+            store(key, v);
+            PrefsRelease(v);
+        }
+    } else {
+        set_status("edit cancelled", NULL, NULL);
+    }
+    PrefsFree(current);
+    PrefsRelease(old);
+}
+
+/* The plain listing for terminals without cursor addressing. */
+static int plain(void)
+{
+    load(1);
+    if (listing_domains) {
+        for (size_t i = 0; i < nrows; i++)
+            printf("%s\n", rows[i].key);
+    } else {
+        for (size_t i = 0; i < nrows; i++)
+            printf("%s = %s (%s)%s%s\n", rows[i].key, rows[i].value ? rows[i].value : "", rows[i].layer,
+                   rows[i].forced ? " forced" : "", rows[i].deflt ? " default" : "");
+        if (problems[0])
+            printf("files that did not parse:\n%s\n", problems);
+    }
+    free_rows();
+    return 0;
+}
+
+static int capable_terminal(void)
+{
+    const char *term = getenv("TERM");
+    int err = 0;
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO) || term == NULL || !strcmp(term, "dumb"))
+        return 0;
+    if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+        return 0;
+    char cup[] = "cup";
+    const char *s = tigetstr(cup);
+    return s != NULL && s != (char *)-1;
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    if (argc > 2) {
+        fprintf(stderr, "usage: prefs ui [<domain>]\n");
+        return 64;
+    }
+    if (argc == 2) {
+        const char *d = argv[1];
+        if (!strcmp(d, "-g") || !strcmp(d, "-globalDomain"))
+            d = "NSGlobalDomain";
+        snprintf(app, sizeof app, "%s", d);
+        PrefsRelease(PrefsCopyAppValue("", app));
+        PrefsErrorRef e = PrefsCopyLastError();
+        if (e != NULL && PrefsErrorGetCode(e) == kPrefsErrorInvalidApplicationID) {
+            char *m = PrefsErrorCopyDescription(e);
+            fprintf(stderr, "prefs: cannot use '%s' as a domain: %s\n", argv[1], m ? m : "");
+            PrefsFree(m);
+            PrefsRelease(e);
+            return 1;
+        }
+        PrefsRelease(e);
+    } else {
+        listing_domains = started_with_list = 1;
+    }
+    if (!capable_terminal())
+        return plain();
+
+    if (initscr() == NULL)
+        return plain();
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    timeout(250);
+    set_escdelay(25);
+    int tick = 0;
+    load(1);
+    for (;;) {
+        draw();
+        int c = getch();
+        if (c == ERR) {
+            load(++tick % 4 == 0);
+            continue;
+        }
+        if (c == 'q')
+            break;
+        switch (c) {
+        case KEY_UP:
+        case 'k':
+            if (selected > 0)
+                selected--;
+            break;
+        case KEY_DOWN:
+        case 'j':
+            if (selected + 1 < (int)nrows)
+                selected++;
+            break;
+        case KEY_PPAGE:
+            selected = selected > LINES - 4 ? selected - (LINES - 4) : 0;
+            break;
+        case KEY_NPAGE:
+            selected += LINES - 4;
+            break;
+        case KEY_HOME:
+            selected = 0;
+            break;
+        case KEY_END:
+            selected = nrows ? (int)nrows - 1 : 0;
+            break;
+        case '/': {
+            char f[256];
+            if (prompt("/", f, sizeof f, filter_text))
+                snprintf(filter_text, sizeof filter_text, "%s", f);
+            else
+                filter_text[0] = 0;
+            selected = top = 0;
+            break;
+        }
+        case '\n':
+        case '\r':
+        case KEY_ENTER:
+            if (listing_domains) {
+                if (nrows) {
+                    snprintf(app, sizeof app, "%s", rows[selected].key);
+                    listing_domains = 0;
+                    filter_text[0] = 0;
+                    selected = top = 0;
+                    status_text[0] = 0;
+                }
+            } else {
+                edit();
+            }
+            break;
+        case 'd':
+            if (!listing_domains && nrows) {
+                char key[512];
+                snprintf(key, sizeof key, "%s", rows[selected].key);
+                store(key, NULL);
+            }
+            break;
+        case 'h':
+        case KEY_LEFT:
+            if (started_with_list && !listing_domains) {
+                listing_domains = 1;
+                filter_text[0] = 0;
+                selected = top = 0;
+                status_text[0] = 0;
+            }
+            break;
+        default:
+            break;
+        }
+        load(1);
+    }
+    endwin();
+    free_rows();
+    return 0;
+}
