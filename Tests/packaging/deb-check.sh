@@ -103,7 +103,10 @@ check_elf_hardening deb/elf "$SYSROOT"
 # directory prefixed with the root, including the ones that are system
 # directories on this machine (/usr/include, /usr/lib/<multiarch>).
 export PKG_CONFIG_SYSROOT_DIR=$SYSROOT
-export PKG_CONFIG_LIBDIR=$SYSROOT/$LIBDIR/pkgconfig:$SYSROOT/usr/share/pkgconfig
+# The root holds only our packages; libprefs-dev's dependencies (libxml2-dev,
+# whose libxml-2.0.pc prefs.pc requires) come from this system, as apt
+# would install them beside it.
+export PKG_CONFIG_LIBDIR=$SYSROOT/$LIBDIR/pkgconfig:$SYSROOT/usr/share/pkgconfig:$(pkg-config --variable pc_path pkg-config)
 export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 if pc_flags=$(pkg-config --cflags --libs prefs 2>"$WORK/pc.log") && [ "$(pkg-config --modversion prefs)" = "$VERSION" ]; then
     pass deb/pkg-config "$(echo "$pc_flags" | sed "s|$SYSROOT|<root>|g")"
