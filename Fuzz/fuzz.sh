@@ -32,7 +32,7 @@ SWIFTC=${SWIFTC:-swiftc}
 # The toolchain's clang (beside swiftc) has the same sanitizer runtimes.
 TOOLCHAIN_CLANG="$(dirname "$(command -v "$SWIFTC" || echo .)")/clang"
 if [ -x "$TOOLCHAIN_CLANG" ]; then CLANG=${CLANG:-$TOOLCHAIN_CLANG}; else CLANG=${CLANG:-clang}; fi
-TARGETS=(xml_reader binary_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar settings_schema)
+TARGETS=(xml_reader binary_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar settings_schema domain_index)
 CORPUS=Fuzz/corpus
 SEEDS=Fuzz/seeds
 
@@ -66,7 +66,7 @@ build() {
     for flag in $(pkg-config --cflags libxml-2.0); do xcc+=(-Xcc "$flag"); done
     # One package name for every module, as SwiftPM gives: the command's
     # sources use the core's package declarations.
-    local common=(-O -g "$sanitize" -package-name libprefs -I Sources/CLibXML2 -I Sources/CAtomics
+    local common=(-O -g "$sanitize" -package-name libprefs -I Sources/CLibXML2/include -I Sources/CAtomics
         -I Sources/CProcessHooks/include -I include/prefs -I "$out" "${xcc[@]}")
     local core_sources
     core_sources=$(find Sources/PrefsCore -name '*.swift' | sort)
