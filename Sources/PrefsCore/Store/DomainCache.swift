@@ -88,7 +88,10 @@ extension PreferencesStore {
                 }
             }
         }
-        if moved { refreshLoaded(&s) }
+        if moved || s.changedOutside {
+            s.changedOutside = false
+            refreshLoaded(&s)
+        }
         noticeDeclaredDefaults(&s)
     }
 
@@ -139,12 +142,19 @@ extension PreferencesStore {
     }
 
     /// Re-reads changed files and tells observers (called by the watcher).
+    /// Without observers nobody is waiting: the files are only marked, and
+    /// the next call into the store re-reads them, so that processes that
+    /// are not reading do not re-read a busy domain at every write.
     func noticeExternalChanges() {
         try? withState { (s: inout State) throws(PrefsError) in
             // A file edited by hand moves no counter, so look at every file;
             // remember the counters so the next read does not look again.
             s.seenCounts = counters.map(\.value)
-            refreshLoaded(&s)
+            if observers.isEmpty {
+                s.changedOutside = true
+            } else {
+                refreshLoaded(&s)
+            }
         }
     }
 

@@ -95,6 +95,9 @@ public final class PreferencesStore: @unchecked Sendable {
         var flushScheduled = false
         /// The change counters as this process last saw them.
         var seenCounts: [UInt64] = []
+        /// The watcher saw files change while nobody observed: the next
+        /// call re-reads them (see ``noticeExternalChanges()``).
+        var changedOutside = false
         /// ``DeclaredDefaults/generation`` as this store last saw it.
         var declaredGeneration = 0
         /// Changes to deliver to observers once the lock is released.
