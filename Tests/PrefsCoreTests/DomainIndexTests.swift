@@ -152,6 +152,19 @@ struct DomainIndexTests {
         }
     }
 
+    /// The index's name keeps at most 100 bytes of the domain file's name;
+    /// a cut inside a character must not stop the domain from being read.
+    @Test func aLongNameCutInsideACharacterIsIndexed() throws {
+        try inSandbox { box in
+            let app = String(repeating: "a", count: 99) + "\u{E9}.long"
+            let id = DomainID(application: app, user: .current, host: .any)
+            let writer = box.store()
+            try writer.set([("Key", "value")], in: id)
+            try writer.synchronize(application: app)
+            #expect(try box.store().value(forKey: "Key", application: app) == "value")
+        }
+    }
+
     /// An index that is a symlink, or that others may write, is not read.
     @Test(arguments: ["symlink", "group-writable"])
     func anIndexThatIsNotTheUsersOwnIsIgnored(_ kind: String) throws {
