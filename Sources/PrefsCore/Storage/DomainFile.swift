@@ -104,6 +104,8 @@ final class Domain: @unchecked Sendable {
         }
         loaded = false
         refresh(usingIndex: false)
+        // The file could not be read again: it holds nothing usable.
+        if materialized == nil { rebuild(from: [:]) }
     }
 
     /// Whether the file differs from the one last read (one `stat`, which
