@@ -654,6 +654,23 @@ struct StoreTests {
         }
     }
 
+    /// A managed file put in place by hand while nobody observes: once the
+    /// watcher has seen it, a write of the key it forces is refused and
+    /// ``PreferencesStore/isForced(_:application:)`` says so, before any read.
+    @Test func aManagedFileTheWatcherSawForcesWrites() throws {
+        try inSandbox { box throws in
+            let store = box.store()
+            #expect(try store.value(forKey: "late", application: app) == nil)
+            writePlist(["late": "managed"], to: box.managedPath(app, userOnly: false))
+            // What the directory watcher does when it sees the new file.
+            store.noticeExternalChanges()
+            let forced = try store.isForced("late", application: app)
+            #expect(forced)
+            expectPrefsError(.forcedValue) { try store.set([("late", "mine")], in: own()) }
+            #expect(try store.value(forKey: "late", application: app) == .string("managed"))
+        }
+    }
+
     // MARK: Files that do not parse
 
     @Test func corruptFileIsKeptAndMovedAside() throws {
