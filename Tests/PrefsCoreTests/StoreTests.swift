@@ -671,6 +671,30 @@ struct StoreTests {
         }
     }
 
+    /// A write that takes in another process's changes (made since this
+    /// process last read the file) must not leave the merged view without
+    /// them: no stamp moves afterwards to say the file changed.
+    @Test(arguments: ["application", "domain", "all"])
+    func aWriteThatTakesInOthersChangesRefreshesTheView(_ how: String) throws {
+        try inSandbox { box in
+            let a = box.store(), b = box.store()
+            try a.set([("seed", 1)], in: own())
+            try a.synchronize(application: app)
+            _ = try b.dictionary(application: app)
+            try b.set([("mine", 2)], in: own())
+            try a.set([("theirs", 3)], in: own())
+            try a.synchronize(application: app)
+            switch how {
+            case "application": try b.synchronize(application: app)
+            case "domain": try b.synchronize(own())
+            default: try b.synchronizeAll()
+            }
+            #expect(try b.value(forKey: "theirs", application: app) == .integer(3))
+            #expect(try b.dictionary(application: app)["theirs"] == .integer(3))
+            #expect(try b.value(forKey: "mine", application: app) == .integer(2))
+        }
+    }
+
     // MARK: Files that do not parse
 
     @Test func corruptFileIsKeptAndMovedAside() throws {
