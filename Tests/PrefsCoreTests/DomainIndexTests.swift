@@ -152,6 +152,45 @@ struct DomainIndexTests {
         }
     }
 
+    /// The index's name keeps at most 100 bytes of the domain file's name;
+    /// a cut inside a character must not stop the domain from being read.
+    @Test func aLongNameCutInsideACharacterIsIndexed() throws {
+        try inSandbox { box in
+            let app = String(repeating: "a", count: 99) + "\u{E9}.long"
+            let id = DomainID(application: app, user: .current, host: .any)
+            let writer = box.store()
+            try writer.set([("Key", "value")], in: id)
+            try writer.synchronize(application: app)
+            #expect(try box.store().value(forKey: "Key", application: app) == "value")
+        }
+    }
+
+    /// An index whose hashes match but with one value that does not
+    /// decode, met once the domain file can no longer be read: the reader
+    /// cannot fall back to the XML, and must still answer.
+    @Test func aBadEntryAfterTheFileBecameUnreadableDoesNotCrash() throws {
+        try inSandbox { box in
+            let path = try written(box, ["Key": "value", "Other": "other"])
+            let indexPath = index(box).path
+            var bytes = try #require(FileManager.default.contents(atPath: indexPath)).map { $0 }
+            let bodyStart = DomainIndex.headerSize + path.utf8.count
+            let buckets = Int(bytes[44]) | Int(bytes[45]) << 8
+            // "Other" is the second entry: its value's tag becomes unknown.
+            let at = bodyStart + buckets * 4 + 16 + 8
+            let valueOffset = Int(bytes[at]) | Int(bytes[at + 1]) << 8
+            bytes[bodyStart + valueOffset] = 99
+            let hash = bytes[bodyStart...].withUnsafeBytes { ContentHash.of($0) }
+            withUnsafeBytes(of: hash.littleEndian) { for i in 0..<8 { bytes[32 + i] = $0[i] } }
+            try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
+            let reader = box.store()
+            #expect(try reader.value(forKey: "Key", application: Self.app) == "value")
+            // The domain file is replaced by something that cannot be read.
+            #expect(unlink(path) == 0)
+            mkdirs(path)
+            #expect(try reader.value(forKey: "Other", application: Self.app) == nil)
+        }
+    }
+
     /// An index that is a symlink, or that others may write, is not read.
     @Test(arguments: ["symlink", "group-writable"])
     func anIndexThatIsNotTheUsersOwnIsIgnored(_ kind: String) throws {

@@ -654,6 +654,47 @@ struct StoreTests {
         }
     }
 
+    /// A managed file put in place by hand while nobody observes: once the
+    /// watcher has seen it, a write of the key it forces is refused and
+    /// ``PreferencesStore/isForced(_:application:)`` says so, before any read.
+    @Test func aManagedFileTheWatcherSawForcesWrites() throws {
+        try inSandbox { box throws in
+            let store = box.store()
+            #expect(try store.value(forKey: "late", application: app) == nil)
+            writePlist(["late": "managed"], to: box.managedPath(app, userOnly: false))
+            // What the directory watcher does when it sees the new file.
+            store.noticeExternalChanges()
+            let forced = try store.isForced("late", application: app)
+            #expect(forced)
+            expectPrefsError(.forcedValue) { try store.set([("late", "mine")], in: own()) }
+            #expect(try store.value(forKey: "late", application: app) == .string("managed"))
+        }
+    }
+
+    /// A write that takes in another process's changes (made since this
+    /// process last read the file) must not leave the merged view without
+    /// them: no stamp moves afterwards to say the file changed.
+    @Test(arguments: ["application", "domain", "all"])
+    func aWriteThatTakesInOthersChangesRefreshesTheView(_ how: String) throws {
+        try inSandbox { box in
+            let a = box.store(), b = box.store()
+            try a.set([("seed", 1)], in: own())
+            try a.synchronize(application: app)
+            _ = try b.dictionary(application: app)
+            try b.set([("mine", 2)], in: own())
+            try a.set([("theirs", 3)], in: own())
+            try a.synchronize(application: app)
+            switch how {
+            case "application": try b.synchronize(application: app)
+            case "domain": try b.synchronize(own())
+            default: try b.synchronizeAll()
+            }
+            #expect(try b.value(forKey: "theirs", application: app) == .integer(3))
+            #expect(try b.dictionary(application: app)["theirs"] == .integer(3))
+            #expect(try b.value(forKey: "mine", application: app) == .integer(2))
+        }
+    }
+
     // MARK: Files that do not parse
 
     @Test func corruptFileIsKeptAndMovedAside() throws {

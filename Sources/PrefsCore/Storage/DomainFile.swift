@@ -41,6 +41,10 @@ final class Domain: @unchecked Sendable {
         }
     }
 
+    /// Whether the last ``commit()`` met a file other than the one this
+    /// process last read or wrote: its values then took in others' changes.
+    private(set) var commitMetChanges = false
+
     /// Whether the domain is every user's (any-user): its new file is
     /// written 0644 in directories made 0755, not 0600 and 0700.
     let shared: Bool
@@ -104,6 +108,8 @@ final class Domain: @unchecked Sendable {
         }
         loaded = false
         refresh(usingIndex: false)
+        // The file could not be read again: it holds nothing usable.
+        if materialized == nil { rebuild(from: [:]) }
     }
 
     /// Whether the file differs from the one last read (one `stat`, which
@@ -313,6 +319,7 @@ final class Domain: @unchecked Sendable {
             var stored: Values = [:]
             var base: [Entry]? = []
             var mode: mode_t = shared ? 0o644 : 0o600
+            var metChanges = true
             if let (bytes, found) = try FileSystem.read(target, followingLinks: false) {
                 mode = found.mode
                 if let source, loaded, source == Fingerprint(bytes) {
@@ -320,6 +327,7 @@ final class Domain: @unchecked Sendable {
                     // with the pending changes applied.
                     stored = values
                     base = order
+                    metChanges = false
                 } else {
                     do throws(PrefsError) {
                         (stored, base) = try decode(bytes, path: target, saving: false)
@@ -338,6 +346,7 @@ final class Domain: @unchecked Sendable {
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
             bytes.withUnsafeBytes { index?.save(entries, for: $0, byWriter: true) }
             order = entries
+            commitMetChanges = metChanges
             source = Fingerprint(bytes)
             pending = [:]
             materialized = stored

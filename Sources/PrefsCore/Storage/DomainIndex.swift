@@ -61,7 +61,7 @@ struct DomainIndex {
         let name = FileSystem.lastComponent(of: domainPath)
         let h = String(FileSystem.stableHash(domainPath), radix: 16)
         // The name's start is only for people looking at the directory.
-        path = directory + "/" + String(name.utf8.prefix(100))! + "." + String(repeating: "0", count: 16 - h.utf8.count) + h + ".index"
+        path = directory + "/" + String(decoding: name.utf8.prefix(100), as: UTF8.self) + "." + String(repeating: "0", count: 16 - h.utf8.count) + h + ".index"
     }
 
     /// The index's contents for the domain file whose bytes are `xml`, or

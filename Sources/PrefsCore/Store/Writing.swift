@@ -10,10 +10,15 @@ extension PreferencesStore {
     }
 
     /// Commits `d` and announces the new file.
-    func commit(_ d: Domain) throws(PrefsError) -> PrefsError? {
+    func commit(_ d: Domain, _ s: inout State) throws(PrefsError) -> PrefsError? {
         let wrote = d.hasPendingChanges
         let note = try d.commit()
-        if wrote { announce(d) }
+        if wrote {
+            announce(d)
+            // Other processes' changes taken in by the write change no
+            // stamp this process will see again: views built before miss them.
+            if d.commitMetChanges { invalidateViews(&s) }
+        }
         return note
     }
 
@@ -110,7 +115,7 @@ extension PreferencesStore {
             }
             for path in own {
                 guard let d = s.domains[path], d.hasPendingChanges else { continue }
-                do throws(PrefsError) { if let n = try commit(d) { note = n } } catch { failure = failure ?? error }
+                do throws(PrefsError) { if let n = try commit(d, &s) { note = n } } catch { failure = failure ?? error }
             }
             refreshAll(app, &s)
             s.outbox += differences(before, &s)
@@ -126,7 +131,7 @@ extension PreferencesStore {
         let path = locations.path(of: id)
         return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
             let d = domain(path, &s)
-            let note = try commit(d)
+            let note = try commit(d, &s)
             if reload(d, &s) { invalidateViews(&s) }
             return note
         }
@@ -151,7 +156,7 @@ extension PreferencesStore {
     private func synchronizeAll(_ s: inout State) throws(PrefsError) {
         var failure: PrefsError? = nil
         for d in s.domains.values where d.hasPendingChanges {
-            do throws(PrefsError) { _ = try commit(d) } catch { failure = failure ?? error }
+            do throws(PrefsError) { _ = try commit(d, &s) } catch { failure = failure ?? error }
         }
         s.flushScheduled = false
         if let failure { throw failure }
