@@ -28,7 +28,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     file += body
     let index = DomainIndex(domainPath: path, directory: directory)
     guard (try? FileSystem.replaceCacheFile(index.path, with: file)) != nil else { failure("cannot write the index") }
-    guard let contents = xml.withUnsafeBytes({ index.contents(for: $0) }) else { return 0 }
+    guard let contents = index.contents(for: Domain.Fingerprint(xml)) else { return 0 }
     for key in ["", "a", "key0", "FontSize"] { _ = contents.value(forKey: PropertyList.Key(key)) }
     if let all = contents.allValues(), all.values.count == contents.count {
         // Unique keys: each one's lookup finds what the decoding found.

@@ -23,7 +23,7 @@ struct DomainIndexTests {
 
     func contents(_ box: StoreSandbox) -> DomainIndex.Contents? {
         guard let xml = FileManager.default.contents(atPath: box.expectedPath(Self.app)) else { return nil }
-        return Array(xml).withUnsafeBytes { index(box).contents(for: $0) }
+        return index(box).contents(for: Domain.Fingerprint(Array(xml)))
     }
 
     static let everyKind: [String: PropertyList] = [

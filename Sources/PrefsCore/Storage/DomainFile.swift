@@ -31,13 +31,15 @@ final class Domain: @unchecked Sendable {
     /// that a write finding the same bytes on disk need not parse them again.
     private var source: Fingerprint? = nil
 
-    /// The length and a hash of a file's bytes.
+    /// The length and ``ContentHash`` of a file's bytes, computed once per
+    /// read or write: it tells this process's own file from another's, and
+    /// it is what the file's index is checked against.
     struct Fingerprint: Equatable {
         let count: Int
-        let hash: Int
+        let hash: UInt64
         init(_ bytes: [UInt8]) {
             count = bytes.count
-            hash = Int(truncatingIfNeeded: bytes.withUnsafeBytes { ContentHash.of($0) })
+            hash = bytes.withUnsafeBytes { ContentHash.of($0) }
         }
     }
 
@@ -191,17 +193,18 @@ final class Domain: @unchecked Sendable {
                 return true
             }
             self.stamp = stamp
+            let print = Fingerprint(bytes)
             do throws(PrefsError) {
-                if usingIndex, let index, let contents = bytes.withUnsafeBytes({ index.contents(for: $0) }) {
+                if usingIndex, let index, let contents = index.contents(for: print) {
                     indexed = contents
                     materialized = nil
                 } else {
-                    let read = try decode(bytes, path: target, usingIndex: false)
+                    let read = try decode(bytes, print, path: target, usingIndex: false)
                     rebuild(from: read.values)
                     order = read.order
                 }
                 problem = nil
-                source = Fingerprint(bytes)
+                source = print
             } catch {
                 problem = error
                 rebuild(from: [:])
@@ -217,16 +220,16 @@ final class Domain: @unchecked Sendable {
     /// values of exactly these bytes, else parsed (and, unless `saving` is
     /// false, the index made anew).
     private func decode(
-        _ bytes: [UInt8], path: String, usingIndex: Bool = true, saving: Bool = true
+        _ bytes: [UInt8], _ print: Fingerprint, path: String, usingIndex: Bool = true, saving: Bool = true
     ) throws(PrefsError) -> (
         values: Values, order: [Entry]?
     ) {
         guard let index else { return (try Domain.decode(bytes, path: path), nil) }
-        if usingIndex, let all = bytes.withUnsafeBytes({ index.contents(for: $0) })?.allValues() { return all }
+        if usingIndex, let all = index.contents(for: print)?.allValues() { return all }
         let values = try Domain.decode(bytes, path: path)
         guard saving else { return (values, nil) }
         let entries = values.sortedByKey()
-        bytes.withUnsafeBytes { index.save(entries, for: $0, byWriter: false) }
+        index.save(entries, for: print, byWriter: false)
         return (values, entries)
     }
 
@@ -322,7 +325,8 @@ final class Domain: @unchecked Sendable {
             var metChanges = true
             if let (bytes, found) = try FileSystem.read(target, followingLinks: false) {
                 mode = found.mode
-                if let source, loaded, source == Fingerprint(bytes) {
+                let print = Fingerprint(bytes)
+                if let source, loaded, source == print {
                     // The bytes `values` came from: it is already the file
                     // with the pending changes applied.
                     stored = values
@@ -330,7 +334,7 @@ final class Domain: @unchecked Sendable {
                     metChanges = false
                 } else {
                     do throws(PrefsError) {
-                        (stored, base) = try decode(bytes, path: target, saving: false)
+                        (stored, base) = try decode(bytes, print, path: target, saving: false)
                     } catch {
                         let aside = try FileSystem.moveAsideCorrupt(target)
                         note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
@@ -344,10 +348,11 @@ final class Domain: @unchecked Sendable {
             let bytes = try XMLWriter.write(dictionaryEntries: entries)
             FileSystem.removeLeftoverTemporaries(of: target)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
-            bytes.withUnsafeBytes { index?.save(entries, for: $0, byWriter: true) }
+            let written = Fingerprint(bytes)
+            index?.save(entries, for: written, byWriter: true)
             order = entries
             commitMetChanges = metChanges
-            source = Fingerprint(bytes)
+            source = written
             pending = [:]
             materialized = stored
             indexed = nil

@@ -64,16 +64,17 @@ struct DomainIndex {
         path = directory + "/" + String(decoding: name.utf8.prefix(100), as: UTF8.self) + "." + String(repeating: "0", count: 16 - h.utf8.count) + h + ".index"
     }
 
-    /// The index's contents for the domain file whose bytes are `xml`, or
-    /// `nil` when there is no index that can be used for them.
-    func contents(for xml: UnsafeRawBufferPointer) -> Contents? {
+    /// The index's contents for the domain file whose bytes have the
+    /// fingerprint `xml`, or `nil` when there is no index that can be used
+    /// for them.
+    func contents(for xml: Domain.Fingerprint) -> Contents? {
         guard let bytes = readOwnFile() else { return nil }
         let header = bytes.withUnsafeBytes { b -> (body: Int, entries: Int, buckets: Int)? in
             guard b.count >= Self.headerSize, b.starts(with: Self.magic) else { return nil }
             let pathBytes = domainPath.utf8
             let bodyStart = Self.headerSize + pathBytes.count
             guard Self.load32(b, 8) == Self.version, Int(Self.load32(b, 12)) == pathBytes.count,
-                Self.load64(b, 16) == UInt64(xml.count), b.count >= bodyStart,
+                Self.load64(b, 16) == UInt64(xml.count), Self.load64(b, 24) == xml.hash, b.count >= bodyStart,
                 UnsafeRawBufferPointer(rebasing: b[Self.headerSize..<bodyStart]).elementsEqual(pathBytes)
             else { return nil }
             let body = UnsafeRawBufferPointer(rebasing: b[bodyStart...])
@@ -81,7 +82,7 @@ struct DomainIndex {
             let buckets = Int(Self.load32(b, 44))
             guard buckets > 0, buckets & (buckets - 1) == 0, entries < buckets,
                 buckets * 4 + entries * 16 <= body.count,
-                Self.load64(b, 32) == ContentHash.of(body), Self.load64(b, 24) == ContentHash.of(xml)
+                Self.load64(b, 32) == ContentHash.of(body)
             else { return nil }
             return (bodyStart, entries, buckets)
         }
@@ -216,11 +217,12 @@ struct DomainIndex {
     }
 
     /// Records `values` (the entries in the file's order) as what the
-    /// domain file whose bytes are `xml` holds. Best effort: an index that cannot be written is simply not
-    /// there, and the next reader parses the XML. A writer makes the cache
+    /// domain file whose bytes have the fingerprint `xml` holds. Best
+    /// effort: an index that cannot be written is simply not there, and the
+    /// next reader parses the XML. A writer makes the cache
     /// directory when it is missing; a reader only makes `prefs` in an
     /// existing one, so that reading never creates `$HOME` or `.cache`.
-    func save(_ values: [(key: PropertyList.Key, value: PropertyList)], for xml: UnsafeRawBufferPointer, byWriter: Bool) {
+    func save(_ values: [(key: PropertyList.Key, value: PropertyList)], for xml: Domain.Fingerprint, byWriter: Bool) {
         var buckets = 8
         while buckets < values.count * 2 { buckets *= 2 }
         guard buckets <= Int(UInt32.max) else { return }
@@ -260,7 +262,7 @@ struct DomainIndex {
         Self.append32(Self.version, &out)
         Self.append32(UInt32(pathBytes.count), &out)
         Self.append64(UInt64(xml.count), &out)
-        Self.append64(ContentHash.of(xml), &out)
+        Self.append64(xml.hash, &out)
         Self.append64(body.withUnsafeBytes { ContentHash.of($0) }, &out)
         Self.append32(UInt32(values.count), &out)
         Self.append32(UInt32(buckets), &out)
