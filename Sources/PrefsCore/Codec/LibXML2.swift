@@ -52,30 +52,29 @@ struct LibXML2: @unchecked Sendable {
         }
         typealias Init = @convention(c) () -> Void
         let initParser = symbol("xmlInitParser", as: Init.self)
-        let f = (
-            symbol("xmlCreatePushParserCtxt", as: CreatePushParserCtxt.self),
-            symbol("xmlFreeDoc", as: FreeDoc.self),
-            symbol("xmlFreeParserCtxt", as: FreeParserCtxt.self),
-            symbol("xmlCtxtUseOptions", as: CtxtUseOptions.self),
-            symbol("xmlParseChunk", as: ParseChunk.self),
-            symbol("xmlSAX2GetLineNumber", as: GetLineNumber.self),
-            symbol("xmlStopParser", as: StopParser.self)
-        )
-        let e = (dlsym(handle, "__xmlGenericError"), dlsym(handle, "__xmlGenericErrorContext"), dlsym(handle, "xmlSetGenericErrorFunc"))
-        guard let initParser, let f0 = f.0, let f1 = f.1, let f2 = f.2, let f3 = f.3, let f4 = f.4, let f5 = f.5, let f6 = f.6,
-            let e0 = e.0, let e1 = e.1, let e2 = e.2
+        let createPushParserCtxt = symbol("xmlCreatePushParserCtxt", as: CreatePushParserCtxt.self)
+        let freeDoc = symbol("xmlFreeDoc", as: FreeDoc.self)
+        let freeParserCtxt = symbol("xmlFreeParserCtxt", as: FreeParserCtxt.self)
+        let ctxtUseOptions = symbol("xmlCtxtUseOptions", as: CtxtUseOptions.self)
+        let parseChunk = symbol("xmlParseChunk", as: ParseChunk.self)
+        let getLineNumber = symbol("xmlSAX2GetLineNumber", as: GetLineNumber.self)
+        let stopParser = symbol("xmlStopParser", as: StopParser.self)
+        // Passed to the shim as plain addresses (the error function is variadic).
+        let genericError = symbol("__xmlGenericError", as: UnsafeMutableRawPointer.self)
+        let genericErrorContext = symbol("__xmlGenericErrorContext", as: UnsafeMutableRawPointer.self)
+        let setGenericErrorFunc = symbol("xmlSetGenericErrorFunc", as: UnsafeMutableRawPointer.self)
+        guard let initParser, let createPushParserCtxt, let freeDoc, let freeParserCtxt, let ctxtUseOptions, let parseChunk,
+            let getLineNumber, let stopParser, let genericError, let genericErrorContext, let setGenericErrorFunc
         else {
-            if e.0 == nil { missing.append("__xmlGenericError") }
-            if e.1 == nil { missing.append("__xmlGenericErrorContext") }
-            if e.2 == nil { missing.append("xmlSetGenericErrorFunc") }
             return .failure(
                 PrefsError(.io, "cannot read or write XML property lists: \(soname) lacks \(missing.joined(separator: ", "))"))
         }
         initParser()
         return .success(
             LibXML2(
-                createPushParserCtxt: f0, freeDoc: f1, freeParserCtxt: f2, ctxtUseOptions: f3, parseChunk: f4, getLineNumber: f5,
-                stopParser: f6, errors: prefs_xml_error_functions_at(e0, e1, e2)))
+                createPushParserCtxt: createPushParserCtxt, freeDoc: freeDoc, freeParserCtxt: freeParserCtxt,
+                ctxtUseOptions: ctxtUseOptions, parseChunk: parseChunk, getLineNumber: getLineNumber, stopParser: stopParser,
+                errors: prefs_xml_error_functions_at(genericError, genericErrorContext, setGenericErrorFunc)))
     }
 
 }
