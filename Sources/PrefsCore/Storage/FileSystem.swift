@@ -202,7 +202,7 @@ package enum FileSystem {
     /// 0666 less the process's umask, as a program's new files get.
     static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t?) throws(PrefsError) {
         let dir = parent(of: path)
-        let temp = dir + "/" + temporaryPrefix(of: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = temporaryPath(for: path)
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode ?? 0o666)
         guard fd >= 0 else { throw ioError("cannot create", temp) }
         var ok = false
@@ -230,7 +230,7 @@ package enum FileSystem {
     /// file renamed over it) but not durably, since a cache lost in a crash
     /// is only rebuilt. Made 0600.
     static func replaceCacheFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
-        let temp = parent(of: path) + "/" + temporaryPrefix(of: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = temporaryPath(for: path)
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ioError("cannot create", temp) }
         let written = writeAll(fd, bytes)
@@ -282,6 +282,12 @@ package enum FileSystem {
     static func temporaryPrefix(of path: String) -> String {
         let h = String(stableHash(lastComponent(of: path)), radix: 16)
         return ".prefs.tmp-" + String(repeating: "0", count: 16 - h.utf8.count) + h + "-"
+    }
+
+    /// A new temporary file's path beside `path`: its prefix, this process
+    /// and a random number.
+    static func temporaryPath(for path: String) -> String {
+        parent(of: path) + "/" + temporaryPrefix(of: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     /// Removes the temporary files that writers of `path` killed half-way
