@@ -18,12 +18,40 @@ func cpuNow() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
+/// glibc's `malloc_trim`, which Glibc's module map leaves out.
+@_silgen_name("malloc_trim") func mallocTrim(_ pad: Int) -> Int32
+
+/// The state of the heap a timed run starts from. Freeing a large value
+/// leaves the allocator's free lists full of its blocks, and the next
+/// reader's first large allocation pays for coalescing all of them; in a
+/// plain round-robin each reader is charged for the previous reader's
+/// garbage, and which one precedes which changes every round.
+enum Settle {
+    /// As the previous run left it (the other contender's garbage, in a
+    /// round-robin).
+    case none
+    /// Every free block given back to the kernel (`malloc_trim(0)`): each
+    /// run starts as a process's first read of a file does, faulting in
+    /// the memory its value takes.
+    case fresh
+    /// The same op run once untimed just before: the heap holds the op's
+    /// own garbage, as in a program that reads the same file again.
+    case again
+}
+
 /// Wall-clock and CPU nanoseconds per run of `body`, over `batch` runs in a
 /// row. What `body` returns is released after the clocks stop, so no
 /// contender is charged for freeing its result.
 @inline(never)
-func timed(_ body: () -> Any, batch: Int, keep: inout [Any]) -> (wall: UInt64, cpu: UInt64) {
+func timed(_ body: () -> Any, batch: Int, keep: inout [Any], settle: Settle = .none) -> (wall: UInt64, cpu: UInt64) {
     keep.removeAll(keepingCapacity: true)
+    switch settle {
+    case .none: break
+    case .fresh: _ = mallocTrim(0)
+    case .again:
+        keep.append(body())
+        keep.removeAll(keepingCapacity: true)
+    }
     let t0 = now(), c0 = cpuNow()
     for _ in 0..<batch { keep.append(body()) }
     let c1 = cpuNow(), t1 = now()
@@ -57,8 +85,9 @@ struct Op {
 /// Times `ops` round-robin: each repetition runs every op once (`batch`
 /// times in a row), starting from a different op each time, so that drift
 /// and noise on a shared machine fall on all contenders alike. The first
-/// `warmups` rounds are not kept.
-func measure(_ ops: [Op], repetitions: Int, warmups: Int, batch: Int) -> [Timing] {
+/// `warmups` rounds are not kept. `settle` sets the heap each run starts
+/// from.
+func measure(_ ops: [Op], repetitions: Int, warmups: Int, batch: Int, settle: Settle = .none) -> [Timing] {
     var wall = Array(repeating: [UInt64](), count: ops.count)
     var cpu = wall
     var keep: [Any] = []
@@ -66,7 +95,7 @@ func measure(_ ops: [Op], repetitions: Int, warmups: Int, batch: Int) -> [Timing
     for round in 0..<(warmups + repetitions) {
         for k in 0..<ops.count {
             let i = (k + round) % ops.count
-            let t = timed(ops[i].body, batch: batch, keep: &keep)
+            let t = timed(ops[i].body, batch: batch, keep: &keep, settle: settle)
             if round >= warmups {
                 wall[i].append(t.wall)
                 cpu[i].append(t.cpu)

@@ -15,6 +15,8 @@
 //   codec-bench binary compare PATH COUNT
 //                                       libprefs against libplist alone on a
 //                                       binary file, COUNT rounds: medians
+//                                       from a fresh heap, from each reader's
+//                                       own garbage and from the other's
 //   codec-bench binary loop WHO PATH COUNT
 //                                       parse a binary file COUNT times (for
 //                                       callgrind); WHO: prefs libplist none
@@ -105,16 +107,19 @@ if arguments.first == "binary" {
         exit(count == 0 || total > 0 ? 0 : 1)
     }
     if arguments.count == 4, arguments[1] == "compare", let bytes = readFile(arguments[2]), let reps = Int(arguments[3]) {
-        // libprefs and libplist alone, round-robin on one file: medians.
+        // libprefs and libplist alone, round-robin on one file: medians,
+        // from each of the three heaps a run can start from.
         let ops = [
             Op(contender: .prefs, isWrite: false, body: { try! PropertyList.parse(bytes) }),
             Op(contender: .libplist, isWrite: false, body: { PlistTree(binary: bytes)! }),
         ]
-        let t = measure(ops, repetitions: reps, warmups: 2, batch: 1)
-        print(
-            "libprefs \(duration(t[0].wall.median)) (CPU \(duration(t[0].cpu.median))), libplist \(duration(t[1].wall.median)) "
-                + "(CPU \(duration(t[1].cpu.median))), vs libplist \(String(format: "%.3f×", t[1].wall.median / t[0].wall.median)) wall, "
-                + "\(String(format: "%.3f×", t[1].cpu.median / t[0].cpu.median)) CPU")
+        for (label, settle) in [("fresh heap", Settle.fresh), ("own garbage", .again), ("other's garbage", .none)] {
+            let t = measure(ops, repetitions: reps, warmups: 2, batch: 1, settle: settle)
+            print(
+                "\(label): libprefs \(duration(t[0].wall.median)) (CPU \(duration(t[0].cpu.median))), libplist \(duration(t[1].wall.median)) "
+                    + "(CPU \(duration(t[1].cpu.median))), vs libplist \(String(format: "%.3f×", t[1].wall.median / t[0].wall.median)) wall, "
+                    + "\(String(format: "%.3f×", t[1].cpu.median / t[0].cpu.median)) CPU")
+        }
         exit(0)
     }
     if arguments.count == 3, arguments[1] == "profile", let count = Int(arguments[2]) {
