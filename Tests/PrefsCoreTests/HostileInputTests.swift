@@ -322,6 +322,14 @@ struct HostileResourceTests {
             let time = secondsTaken { expectRefused(doc, .malformed) }
             #expect(time < 30, "\(count) attributes: refusal took \(time) s")
         }
+        // Defaults declared for an element's attributes are refused at the
+        // first declaration, before libxml2 adds them to a start tag.
+        var declared = utf8("<?xml version=\"1.0\"?><!DOCTYPE plist [<!ATTLIST plist")
+        for i in 0..<400_000 { declared += utf8(" a\(i) CDATA \"x\"") }
+        declared += utf8(">]><plist version=\"1.0\"><true/></plist>")
+        #expect(secondsTaken { expectRefused(declared, .forbiddenMarkup) } < 30)
+        expectRefused(
+            utf8("<?xml version=\"1.0\"?><!DOCTYPE plist [<!ATTLIST plist v (a|b) \"a\">]><plist><true/></plist>"), .forbiddenMarkup)
         // Namespace declarations count as attributes.
         var ns = utf8("<plist")
         for i in 0..<500_000 { ns += utf8(" xmlns:p\(i)=\"u\"") }

@@ -343,8 +343,9 @@ PREFS_EXPORT PrefsArrayRef PrefsDictionaryCopyKeys(PrefsDictionaryRef dictionary
  * text property lists: `{ key = value; list = (1, 2); bytes = <0102>; }`.
  *
  * XML reading is strict: no network, no DTD loading; internal DTD subsets
- * with entity declarations, external entities and entity references other
- * than the five predefined ones are refused (kPrefsErrorForbiddenMarkup);
+ * with entity or attribute-list declarations, external entities and entity
+ * references other than the five predefined ones are refused
+ * (kPrefsErrorForbiddenMarkup);
  * nesting deeper than PREFS_MAX_NESTING is refused (kPrefsErrorTooDeep);
  * exactly one root value; the last of duplicate keys wins; integers are
  * decimal (leading zeros stay decimal) or 0x hexadecimal within
