@@ -14,7 +14,7 @@
 //                                       write the binary input of about BYTES
 //   codec-bench binary compare PATH COUNT
 //                                       libprefs against libplist alone on a
-//                                       binary file, COUNT rounds: medians
+//                                       binary (or XML) file, COUNT rounds: medians
 //                                       from a fresh heap, from each reader's
 //                                       own garbage and from the other's
 //   codec-bench binary loop WHO PATH COUNT
@@ -109,9 +109,11 @@ if arguments.first == "binary" {
     if arguments.count == 4, arguments[1] == "compare", let bytes = readFile(arguments[2]), let reps = Int(arguments[3]) {
         // libprefs and libplist alone, round-robin on one file: medians,
         // from each of the three heaps a run can start from.
+        // An XML file is read by libplist's XML reader, a binary one by its binary reader.
+        let binary = bytes.starts(with: Array("bplist".utf8))
         let ops = [
             Op(contender: .prefs, isWrite: false, body: { try! PropertyList.parse(bytes) }),
-            Op(contender: .libplist, isWrite: false, body: { PlistTree(binary: bytes)! }),
+            Op(contender: .libplist, isWrite: false, body: { binary ? PlistTree(binary: bytes)! : PlistTree(bytes)! }),
         ]
         for (label, settle) in [("fresh heap", Settle.fresh), ("own garbage", .again), ("other's garbage", .none)] {
             let t = measure(ops, repetitions: reps, warmups: 2, batch: 1, settle: settle)
