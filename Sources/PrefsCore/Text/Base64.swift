@@ -15,44 +15,52 @@ enum Base64 {
     /// a multiple of four characters with correct padding (only at the end).
     /// `nil` for anything else.
     static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        var out = [UInt8]()
-        out.reserveCapacity(text.count / 4 * 3)
-        var quad: UInt32 = 0
-        var n = 0  // symbols in the current quad
-        var padding = 0
-        for c in text {
-            let v = decodeTable[Int(c)]
-            if v == 0xFE { continue }
-            if v == 0xFF { return nil }
-            if v == 64 {
-                // `=` only in the last two places of a quad.
-                guard n >= 2 else { return nil }
-                padding += 1
-                n += 1
-                if n == 4 {
-                    if padding == 1 {
-                        out.append(UInt8(truncatingIfNeeded: quad >> 10))
-                        out.append(UInt8(truncatingIfNeeded: quad >> 2))
-                    } else {
-                        out.append(UInt8(truncatingIfNeeded: quad >> 4))
+        // Every four symbols give three bytes at most: written in place,
+        // without a capacity check per byte.
+        var valid = true
+        let out = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3) { buffer, written in
+            decodeTable.withUnsafeBufferPointer { table in
+                var o = 0
+                var quad: UInt32 = 0
+                var n = 0  // symbols in the current quad
+                var padding = 0
+                for c in text {
+                    let v = table[Int(c)]
+                    if v == 0xFE { continue }
+                    if v == 0xFF { valid = false; break }
+                    if v == 64 {
+                        // `=` only in the last two places of a quad.
+                        guard n >= 2 else { valid = false; break }
+                        padding += 1
+                        n += 1
+                        if n == 4 {
+                            buffer[o] = UInt8(truncatingIfNeeded: quad >> (padding == 1 ? 10 : 4))
+                            o += 1
+                            if padding == 1 {
+                                buffer[o] = UInt8(truncatingIfNeeded: quad >> 2)
+                                o += 1
+                            }
+                            n = 0
+                        }
+                        continue
                     }
-                    n = 0
+                    guard padding == 0 else { valid = false; break }  // data after padding
+                    quad = quad << 6 | UInt32(v)
+                    n += 1
+                    if n == 4 {
+                        buffer[o] = UInt8(truncatingIfNeeded: quad >> 16)
+                        buffer[o + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                        buffer[o + 2] = UInt8(truncatingIfNeeded: quad)
+                        o += 3
+                        quad = 0
+                        n = 0
+                    }
                 }
-                continue
-            }
-            guard padding == 0 else { return nil }  // data after padding
-            quad = quad << 6 | UInt32(v)
-            n += 1
-            if n == 4 {
-                out.append(UInt8(truncatingIfNeeded: quad >> 16))
-                out.append(UInt8(truncatingIfNeeded: quad >> 8))
-                out.append(UInt8(truncatingIfNeeded: quad))
-                quad = 0
-                n = 0
+                if n != 0 { valid = false }
+                written = o
             }
         }
-        guard n == 0 else { return nil }
-        return out
+        return valid ? out : nil
     }
 
     /// Appends the encoding of `bytes` the way Apple's XML writer lays it
