@@ -67,6 +67,13 @@ package enum BinaryReader {
         let decoded: UnsafeMutablePointer<Unmanaged<PropertyList>?>
         /// Whether each object is being decoded now (on the current path).
         let active: UnsafeMutablePointer<Bool>
+        /// For a file whose offset table names one object's bytes under
+        /// several indexes, each such index mapped to the first; empty
+        /// otherwise (every writer gives each object its own bytes). The
+        /// memo is kept by object bytes, as CoreFoundation keeps it by
+        /// offset: otherwise n references to n indexes over one container
+        /// of n items would decode n^2 values from a file of 3n bytes.
+        let aliases: [Int: Int]
         /// Values the result may not hold but ``decoded`` names: strings
         /// decoded only as dictionary keys, and values a later duplicate
         /// key replaced. Released in ``deallocate()``.
@@ -108,6 +115,7 @@ package enum BinaryReader {
             objectCount = Int(count)
             top = Int(topObject)
             tableStart = Int(table)
+            aliases = Self.aliases(base, Int(table), Int(count), offsetSize)
             limit = BinaryReader.maxExpandedSize(forFileSize: bytes.count)
             decoded = .allocate(capacity: objectCount)
             decoded.initialize(repeating: nil, count: objectCount)
@@ -115,6 +123,35 @@ package enum BinaryReader {
             active.initialize(repeating: false, count: objectCount)
             keepAlive = .allocate(capacity: 1)
             keepAlive.initialize(to: [])
+        }
+
+        /// The indexes of the offset table at `table` that repeat an
+        /// earlier index's offset, each mapped to that earlier index. A
+        /// table whose offsets increase (what writers produce) is checked
+        /// in one pass, without allocating.
+        static func aliases(_ base: UnsafeRawPointer, _ table: Int, _ count: Int, _ width: Int) -> [Int: Int] {
+            var previous = uint(base, table, width)
+            var i = 1
+            while i < count {
+                let o = uint(base, table &+ i &* width, width)
+                if o <= previous { break }
+                previous = o
+                i += 1
+            }
+            guard i < count else { return [:] }
+            var first = [UInt64: Int]()
+            var aliases = [Int: Int]()
+            for i in 0..<count {
+                let o = uint(base, table &+ i &* width, width)
+                if let earlier = first[o] { aliases[i] = earlier } else { first[o] = i }
+            }
+            return aliases
+        }
+
+        /// The index an object is decoded and remembered under.
+        @inline(__always)
+        func canonical(_ index: Int) -> Int {
+            aliases.isEmpty ? index : aliases[index] ?? index
         }
 
         /// Releases what the decoder holds; the values it returned live on.
@@ -201,6 +238,7 @@ package enum BinaryReader {
 
         /// Decodes object `index`, at nesting `level` (the top object is at 0).
         func decode(_ index: Int, level: Int) throws(PrefsError) -> PropertyList {
+            let index = canonical(index)
             if let done = decoded[index] { return done.takeUnretainedValue() }
             guard !active[index] else { throw fail("object \(index) contains itself") }
             guard level < PropertyList.maxNesting else {
@@ -326,6 +364,7 @@ package enum BinaryReader {
         /// A dictionary key: string object `ref` as a key, and its UTF-8
         /// length; decoded once per object, like values.
         func key(_ ref: Int, of index: Int) throws(PrefsError) -> (PropertyList.Key, Int) {
+            let ref = canonical(ref)
             if let done = decoded[ref] {
                 let known = done._withUnsafeGuaranteedRef { v -> (PropertyList.Key, Int)? in
                     guard case .string(let s) = v.value else { return nil }
