@@ -343,9 +343,11 @@ PREFS_EXPORT PrefsArrayRef PrefsDictionaryCopyKeys(PrefsDictionaryRef dictionary
  * text property lists: `{ key = value; list = (1, 2); bytes = <0102>; }`.
  *
  * XML reading is strict: no network, no DTD loading; internal DTD subsets
- * with entity or attribute-list declarations, external entities and entity
- * references other than the five predefined ones are refused
- * (kPrefsErrorForbiddenMarkup);
+ * (`<!DOCTYPE plist [...]>`), external entities and entity references
+ * other than the five predefined ones are refused
+ * (kPrefsErrorForbiddenMarkup); a document may use at most 4096 distinct
+ * attribute names, namespace prefixes and URIs and processing-instruction
+ * targets, and an element at most 8 attributes (kPrefsErrorMalformed);
  * nesting deeper than PREFS_MAX_NESTING is refused (kPrefsErrorTooDeep);
  * exactly one root value; the last of duplicate keys wins; integers are
  * decimal (leading zeros stay decimal) or 0x hexadecimal within

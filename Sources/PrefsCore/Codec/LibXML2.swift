@@ -18,7 +18,6 @@ struct LibXML2: @unchecked Sendable {
     typealias ParseChunk = @convention(c) (xmlParserCtxtPtr?, UnsafePointer<CChar>?, Int32, Int32) -> Int32
     typealias GetLineNumber = @convention(c) (UnsafeMutableRawPointer?) -> Int32
     typealias StopParser = @convention(c) (xmlParserCtxtPtr?) -> Void
-    typealias FreeEnumeration = @convention(c) (xmlEnumerationPtr?) -> Void
 
     let createPushParserCtxt: CreatePushParserCtxt
     let freeDoc: FreeDoc
@@ -27,7 +26,6 @@ struct LibXML2: @unchecked Sendable {
     let parseChunk: ParseChunk
     let getLineNumber: GetLineNumber
     let stopParser: StopParser
-    let freeEnumeration: FreeEnumeration
     let errors: prefs_xml_error_functions
 
     /// libxml2, or why it could not be loaded.
@@ -61,13 +59,12 @@ struct LibXML2: @unchecked Sendable {
         let parseChunk = symbol("xmlParseChunk", as: ParseChunk.self)
         let getLineNumber = symbol("xmlSAX2GetLineNumber", as: GetLineNumber.self)
         let stopParser = symbol("xmlStopParser", as: StopParser.self)
-        let freeEnumeration = symbol("xmlFreeEnumeration", as: FreeEnumeration.self)
         // Passed to the shim as plain addresses (the error function is variadic).
         let genericError = symbol("__xmlGenericError", as: UnsafeMutableRawPointer.self)
         let genericErrorContext = symbol("__xmlGenericErrorContext", as: UnsafeMutableRawPointer.self)
         let setGenericErrorFunc = symbol("xmlSetGenericErrorFunc", as: UnsafeMutableRawPointer.self)
         guard let initParser, let createPushParserCtxt, let freeDoc, let freeParserCtxt, let ctxtUseOptions, let parseChunk,
-            let getLineNumber, let stopParser, let freeEnumeration, let genericError, let genericErrorContext, let setGenericErrorFunc
+            let getLineNumber, let stopParser, let genericError, let genericErrorContext, let setGenericErrorFunc
         else {
             return .failure(
                 PrefsError(.io, "cannot read or write XML property lists: \(soname) lacks \(missing.joined(separator: ", "))"))
@@ -77,7 +74,6 @@ struct LibXML2: @unchecked Sendable {
             LibXML2(
                 createPushParserCtxt: createPushParserCtxt, freeDoc: freeDoc, freeParserCtxt: freeParserCtxt,
                 ctxtUseOptions: ctxtUseOptions, parseChunk: parseChunk, getLineNumber: getLineNumber, stopParser: stopParser,
-                freeEnumeration: freeEnumeration,
                 errors: prefs_xml_error_functions_at(genericError, genericErrorContext, setGenericErrorFunc)))
     }
 

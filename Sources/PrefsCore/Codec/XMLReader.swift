@@ -86,6 +86,14 @@ enum XMLReader {
     /// may carry. A property list needs one: `<plist version="1.0">`.
     static let maxAttributes = 8
 
+    /// The most distinct attribute names, namespace prefixes and URIs and
+    /// processing-instruction targets one document may use. libxml2
+    /// (2.9) keeps every name in a table that stops growing at a few
+    /// thousand buckets, so each new name costs a walk along chains that
+    /// lengthen with the names before it: a few megabytes of distinct
+    /// names took a minute. A property list uses one (`version`).
+    static let maxNames = 4096
+
     /// The attributes of the start tag the push parser is waiting on,
     /// counted incrementally over its buffered (UTF-8) input: each `=`
     /// outside a quoted value is one attribute.
@@ -166,6 +174,18 @@ enum XMLReader {
         var plistValue: PropertyList? = nil
         var root: PropertyList? = nil
         var error: PrefsError? = nil
+        /// The distinct attribute and namespace names and URIs and
+        /// processing-instruction targets seen so far, by the address
+        /// libxml2 keeps each one at (its name table gives one address per
+        /// name); see ``maxNames``.
+        var names = Set<UnsafeRawPointer>()
+
+        /// Counts `name` (an address in libxml2's name table); refuses
+        /// the document past ``XMLReader/maxNames`` distinct names.
+        mutating func count(_ name: UnsafePointer<UInt8>?) {
+            guard let name, names.insert(UnsafeRawPointer(name)).inserted, names.count > XMLReader.maxNames else { return }
+            fail(.malformed, "more than \(XMLReader.maxNames) distinct attribute, namespace and processing-instruction names")
+        }
 
         var line: Int32 { xml.getLineNumber(ctxt) }
 
@@ -314,7 +334,7 @@ enum XMLReader {
     nonisolated(unsafe) static let handler: xmlSAXHandler = {
         var h = xmlSAXHandler()
         h.initialized = XML_SAX2_MAGIC
-        h.startElementNs = { ctx, localname, _, _, namespaces, _, attributes, _, _ in
+        h.startElementNs = { ctx, localname, _, _, namespaces, namespaceList, attributes, _, attributeList in
             let s = XMLReader.state(ctx)
             guard s.pointee.error == nil, let localname else { return }
             guard let name = Element(localname) else {
@@ -325,6 +345,15 @@ enum XMLReader {
                 s.pointee.fail(.malformed, "an element carries more than \(XMLReader.maxAttributes) attributes")
                 return
             }
+            // Namespaces come as (prefix, URI) pairs, attributes as
+            // (localname, prefix, URI, value start, value end).
+            for i in 0..<2 * Int(namespaces) { s.pointee.count(namespaceList?[i]) }
+            for i in 0..<Int(attributes) {
+                s.pointee.count(attributeList?[5 * i])
+                s.pointee.count(attributeList?[5 * i + 1])
+                s.pointee.count(attributeList?[5 * i + 2])
+            }
+            guard s.pointee.error == nil else { return }
             s.pointee.start(name)
         }
         h.endElementNs = { ctx, _, _, _ in
@@ -339,6 +368,23 @@ enum XMLReader {
         }
         h.ignorableWhitespace = h.characters
         h.cdataBlock = h.characters
+        h.processingInstruction = { ctx, target, _ in
+            let s = XMLReader.state(ctx)
+            guard s.pointee.error == nil else { return }
+            s.pointee.count(target)
+        }
+        // An internal subset (`<!DOCTYPE plist [ ... ]>`) is refused before
+        // libxml2 parses it: its declarations can only change what the
+        // document means (entities, default attributes) or cost time (the
+        // names of one content model go into libxml2's name table before
+        // any handler sees them). Apple's DOCTYPE line has none.
+        h.internalSubset = { ctx, _, _, _ in
+            let s = XMLReader.state(ctx)
+            guard s.pointee.error == nil, let input = s.pointee.ctxt.pointee.input, let cur = input.pointee.cur,
+                let end = input.pointee.end, cur < end, cur.pointee == UInt8(ascii: "[")
+            else { return }
+            s.pointee.fail(.forbiddenMarkup, "a DOCTYPE with an internal subset ([...]) not allowed")
+        }
         // Entities: declarations and every non-predefined reference are refused;
         // nothing external is ever resolved.
         h.entityDecl = { ctx, name, _, _, _, _ in
@@ -361,17 +407,6 @@ enum XMLReader {
         h.resolveEntity = { ctx, _, _ in
             XMLReader.state(ctx).pointee.fail(.forbiddenMarkup, "external entity not allowed")
             return nil
-        }
-        // An attribute-list declaration gives elements default attributes,
-        // which libxml2 (before 2.11) checks for duplicates pairwise when
-        // the element starts: 100,000 declared defaults cost seconds, before
-        // any start tag could be refused for carrying too many. Property
-        // lists never declare any; the first is refused.
-        h.attributeDecl = { ctx, element, _, _, _, _, tree in
-            let s = XMLReader.state(ctx)
-            s.pointee.xml.freeEnumeration(tree)  // the handler owns the enumeration
-            let what = element.map { String(cString: $0) } ?? "?"
-            s.pointee.fail(.forbiddenMarkup, "attribute-list declaration <!ATTLIST \(what)> not allowed")
         }
         h.reference = { ctx, name in
             let what = name.map { String(cString: $0) } ?? "?"
