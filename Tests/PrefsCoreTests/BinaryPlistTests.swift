@@ -232,6 +232,15 @@ struct BinaryPlistTests {
         #expect(v[0] == ["a": true])
         // Generous: a refusal or a decode-once parse takes milliseconds.
         #expect(Double(clock() - started) / Double(CLOCKS_PER_SEC) < 0.5)
+        // Offsets out of order but distinct are distinct objects; an offset
+        // past the objects stays refused whatever it shares bits with.
+        var reversed = BinaryBuilder([[0xA2, 0x01, 0x02], [0x51, 0x61], [0x51, 0x62]])
+        reversed.offsetOverride = [1: 13, 2: 11]
+        #expect(expectParses(reversed.bytes) == ["b", "a"])
+        var outside = BinaryBuilder([[0xA3, 0x01, 0x02, 0x03], [0x51, 0x61], [0x51, 0x62], [0x51, 0x63]])
+        outside.offsetSize = 8
+        outside.offsetOverride = [1: 14, 2: 12, 3: 12 + (1 << 32)]
+        expectBinaryRefused(outside.bytes, .malformed, "outside the objects")
         // An index that names the bytes of an array containing it is a cycle.
         var cycle = BinaryBuilder([[0xA1, 0x01], [0x09]])
         cycle.offsetOverride[1] = 8

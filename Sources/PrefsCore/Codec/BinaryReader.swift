@@ -67,13 +67,14 @@ package enum BinaryReader {
         let decoded: UnsafeMutablePointer<Unmanaged<PropertyList>?>
         /// Whether each object is being decoded now (on the current path).
         let active: UnsafeMutablePointer<Bool>
-        /// For a file whose offset table names one object's bytes under
-        /// several indexes, each such index mapped to the first; empty
-        /// otherwise (every writer gives each object its own bytes). The
-        /// memo is kept by object bytes, as CoreFoundation keeps it by
-        /// offset: otherwise n references to n indexes over one container
-        /// of n items would decode n^2 values from a file of 3n bytes.
-        let aliases: [Int: Int]
+        /// For a file whose offsets do not increase, the index each object
+        /// is decoded and remembered under: the first index with the same
+        /// offset. `nil` when the offsets increase (what every writer
+        /// produces). The memo is kept by object bytes, as CoreFoundation
+        /// keeps it by offset: otherwise n references to n indexes over one
+        /// container of n items would decode n^2 values from a file of 3n
+        /// bytes.
+        let canonicalIndexes: UnsafeMutablePointer<UInt32>?
         /// Values the result may not hold but ``decoded`` names: strings
         /// decoded only as dictionary keys, and values a later duplicate
         /// key replaced. Released in ``deallocate()``.
@@ -115,7 +116,7 @@ package enum BinaryReader {
             objectCount = Int(count)
             top = Int(topObject)
             tableStart = Int(table)
-            aliases = Self.aliases(base, Int(table), Int(count), offsetSize)
+            canonicalIndexes = try Self.canonicalIndexes(base, Int(table), Int(count), offsetSize)
             limit = BinaryReader.maxExpandedSize(forFileSize: bytes.count)
             decoded = .allocate(capacity: objectCount)
             decoded.initialize(repeating: nil, count: objectCount)
@@ -125,11 +126,15 @@ package enum BinaryReader {
             keepAlive.initialize(to: [])
         }
 
-        /// The indexes of the offset table at `table` that repeat an
-        /// earlier index's offset, each mapped to that earlier index. A
-        /// table whose offsets increase (what writers produce) is checked
-        /// in one pass, without allocating.
-        static func aliases(_ base: UnsafeRawPointer, _ table: Int, _ count: Int, _ width: Int) -> [Int: Int] {
+        /// The first index with the same offset, for every index of the
+        /// offset table at `table`; `nil` when the offsets increase, which
+        /// one pass finds without allocating. Otherwise (offset, index)
+        /// pairs are sorted: 8 bytes an object while sorting, 4 kept.
+        static func canonicalIndexes(
+            _ base: UnsafeRawPointer, _ table: Int, _ count: Int, _ width: Int
+        ) throws(PrefsError)
+            -> UnsafeMutablePointer<UInt32>?
+        {
             var previous = uint(base, table, width)
             var i = 1
             while i < count {
@@ -138,24 +143,40 @@ package enum BinaryReader {
                 previous = o
                 i += 1
             }
-            guard i < count else { return [:] }
-            var first = [UInt64: Int]()
-            var aliases = [Int: Int]()
-            for i in 0..<count {
-                let o = uint(base, table &+ i &* width, width)
-                if let earlier = first[o] { aliases[i] = earlier } else { first[o] = i }
+            guard i < count else { return nil }
+            guard count <= Int(UInt32.max), table <= Int(UInt32.max) else {
+                throw fail("a file of over 4 GiB whose objects are out of order")
             }
-            return aliases
+            var pairs = [UInt64](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for i in 0..<count {
+                    // Offsets past the objects are refused when decoded; they
+                    // share one key here, so none can pass for a valid one.
+                    let o = min(uint(base, table &+ i &* width, width), UInt64(table))
+                    buffer[i] = o << 32 | UInt64(i)
+                }
+                initialized = count
+            }
+            pairs.sort()
+            let canonical = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
+            var first: UInt32 = 0
+            for j in 0..<count {
+                let index = UInt32(truncatingIfNeeded: pairs[j])
+                if j == 0 || pairs[j] >> 32 != pairs[j - 1] >> 32 { first = index }
+                canonical[Int(index)] = first
+            }
+            return canonical
         }
 
         /// The index an object is decoded and remembered under.
         @inline(__always)
         func canonical(_ index: Int) -> Int {
-            aliases.isEmpty ? index : aliases[index] ?? index
+            guard let canonicalIndexes else { return index }
+            return Int(canonicalIndexes[index])
         }
 
         /// Releases what the decoder holds; the values it returned live on.
         func deallocate() {
+            canonicalIndexes?.deallocate()
             decoded.deallocate()
             active.deallocate()
             keepAlive.deinitialize(count: 1)
