@@ -135,10 +135,10 @@ package enum BinaryReader {
         ) throws(PrefsError)
             -> UnsafeMutablePointer<UInt32>?
         {
-            var previous = uint(base, table, width)
+            var previous = entry(base, table, 0, width)
             var i = 1
             while i < count {
-                let o = uint(base, table &+ i &* width, width)
+                let o = entry(base, table, i, width)
                 if o <= previous { break }
                 previous = o
                 i += 1
@@ -151,7 +151,7 @@ package enum BinaryReader {
                 for i in 0..<count {
                     // Offsets past the objects are refused when decoded; they
                     // share one key here, so none can pass for a valid one.
-                    let o = min(uint(base, table &+ i &* width, width), UInt64(table))
+                    let o = min(entry(base, table, i, width), UInt64(table))
                     buffer[i] = o << 32 | UInt64(i)
                 }
                 initialized = count
@@ -212,10 +212,17 @@ package enum BinaryReader {
             }
         }
 
+        /// Entry `index` of the offset table at `table`, of `width` bytes
+        /// (unchecked: the trailer checks placed the table).
+        @inline(__always)
+        static func entry(_ base: UnsafeRawPointer, _ table: Int, _ index: Int, _ width: Int) -> UInt64 {
+            uint(base, table &+ index &* width, width)
+        }
+
         /// Where object `index` starts: inside the object area.
         @inline(__always)
         func offset(of index: Int) throws(PrefsError) -> Int {
-            let o = Self.uint(base, tableStart &+ index &* offsetSize, offsetSize)
+            let o = Self.entry(base, tableStart, index, offsetSize)
             guard o >= 8, o < UInt64(tableStart) else { throw fail("object \(index) starts at \(o), outside the objects") }
             return Int(o)
         }
