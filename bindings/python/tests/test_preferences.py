@@ -244,3 +244,12 @@ def test_set_arguments(app):
     finally:
         prefs.set_arguments(["pytest"])
     assert "Size" not in p
+
+
+def test_the_installed_package_is_tested():
+    site = os.environ.get("PREFS_TEST_SITE")
+    if site is None:
+        pytest.skip("not run by tests/run.sh (the package from the tree)")
+    package = os.path.dirname(prefs.__file__)
+    assert package == os.path.join(site, "prefs")
+    assert os.path.exists(os.path.join(package, "py.typed"))
