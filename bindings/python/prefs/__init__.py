@@ -182,15 +182,20 @@ def _name(text: str, what: str) -> bytes:
     return raw
 
 
+# Keys as the library takes them (UTF-8 bytes), for the keys a program
+# reads over and over; bounded, and only ever holding valid keys.
+_KEYS: Dict[str, bytes] = {}
+
+
 def _key(key: str) -> bytes:
-    if type(key) is str:
-        try:
-            raw = key.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise ValueError(f"{key!r}: the key is not valid Unicode text ({error.reason})") from None
-        if b"\0" not in raw:
-            return raw
-    return _name(key, "a key")
+    raw = _KEYS.get(key) if type(key) is str else None
+    if raw is not None:
+        return raw
+    raw = _name(key, "a key")
+    if len(_KEYS) >= 4096:
+        _KEYS.clear()
+    _KEYS[key] = raw
+    return raw
 
 
 def _check_read(key: Optional[str], ref: Optional[int]) -> None:

@@ -11,7 +11,7 @@ import datetime
 import math
 import plistlib
 from collections.abc import Mapping
-from ctypes import byref, c_double, c_int64, c_uint64, c_void_p, string_at
+from ctypes import c_double, c_int64, c_uint64, c_void_p, string_at
 from typing import Any, Dict, List, Optional
 
 from . import _lib
@@ -321,15 +321,17 @@ def to_python(ref: int, path: str, memo: Optional[Dict[int, Any]] = None) -> Any
     if t == 1:
         return _text(ref)
     if t == 2:
+        # (ctypes passes a c_int64 to a POINTER(c_int64) parameter by
+        # reference itself, cheaper than byref.)
         out = c_int64()
-        if _lib.NumberGetInt64(ref, byref(out)):
+        if _lib.NumberGetInt64(ref, out):
             return out.value
         big = c_uint64()
-        _lib.NumberGetUInt64(ref, byref(big))
+        _lib.NumberGetUInt64(ref, big)
         return big.value
     if t == 3:
         real = c_double()
-        _lib.NumberGetDouble(ref, byref(real))
+        _lib.NumberGetDouble(ref, real)
         return real.value
     if t == 4:
         return bool(_lib.BooleanGetValue(ref))
