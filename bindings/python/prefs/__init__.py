@@ -39,6 +39,7 @@ from ctypes import byref, c_int, c_void_p
 from typing import (
     IO,
     Any,
+    Iterable,
     Callable,
     Dict,
     Iterator,
@@ -225,7 +226,8 @@ def _take_dict(ref: Optional[int], what: str) -> Dict[str, Any]:
     if not ref:
         raise Error(f"{what} failed", 100)
     try:
-        return to_python(ref, what)
+        value: Dict[str, Any] = to_python(ref, what)
+        return value
     finally:
         _lib.Release(ref)
 
@@ -239,7 +241,7 @@ def _take_keys(ref: Optional[int], what: str) -> List[str]:
         _lib.Release(ref)
 
 
-class Preferences(MutableMapping):
+class Preferences(MutableMapping[str, Any]):
     """An application's preferences along its search list: a mutable
     mapping.
 
@@ -493,7 +495,7 @@ class Preferences(MutableMapping):
         return ChangeStream(self._app, key)
 
 
-class Domain(MutableMapping):
+class Domain(MutableMapping[str, Any]):
     """One stored domain, without the search list: an application's (or
     the global domain's) values for one user (:data:`CURRENT_USER`,
     :data:`ANY_USER`) and host (:data:`ANY_HOST`, :data:`CURRENT_HOST`).
@@ -567,12 +569,12 @@ class Domain(MutableMapping):
         _check_read(None, ref)
         return _take_dict(ref, self.application_id)
 
-    def update(self, other: Any = (), /, **kwargs: Value) -> None:  # type: ignore[override]
+    def update(self, other: Any = (), /, **kwargs: Value) -> None:
         """Sets every key of ``other`` and ``kwargs`` as one change."""
         values = dict(other, **kwargs)
         self.apply(values, ())
 
-    def apply(self, set: Mapping[str, Value], remove: "List[str] | tuple" = ()) -> None:
+    def apply(self, set: Mapping[str, Value], remove: "Iterable[str]" = ()) -> None:
         """Sets every key of ``set`` and removes every key in ``remove``, as
         one change: refused whole, changing nothing, when any part is."""
         for key in set:

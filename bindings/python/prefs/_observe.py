@@ -6,7 +6,7 @@ import asyncio
 import atexit
 import threading
 import weakref
-from typing import Any, Callable, Dict, NamedTuple, Optional
+from typing import Any, Callable, Dict, NamedTuple, Optional, Set
 
 from . import _lib
 from ._errors import Error, last_error
@@ -134,7 +134,7 @@ class ChangeStream:
     def __init__(self, application_id: bytes, key: Optional[str]) -> None:
         self._loop = asyncio.get_running_loop()
         self._queue: "asyncio.Queue[Change]" = asyncio.Queue()
-        self._pending: set = set()
+        self._pending: Set[Change] = set()
         self._closed = False
         # The observer holds the stream weakly, so that a stream nobody
         # reads any more is collected and its observer removed.

@@ -12,7 +12,7 @@ import math
 import plistlib
 from collections.abc import Mapping
 from ctypes import c_double, c_int64, c_uint64, c_void_p, string_at
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from . import _lib
 from ._errors import TooDeepError, UnrepresentableError, last_error
@@ -154,7 +154,7 @@ class _Encoder:
     def __init__(self) -> None:
         self.made: List[int] = []
         self.memo: Dict[int, int] = {}
-        self.active: set = set()
+        self.active: Set[int] = set()
 
     def encode(self, value: Any, path: str, depth: int) -> int:
         kind = type(value)
@@ -250,17 +250,20 @@ def _string(value: str, path: str) -> int:
         raw = value.encode("utf-8")
     except UnicodeEncodeError as error:
         raise ValueError(f"{path}: the string is not valid Unicode text ({error.reason})") from None
-    ref = _lib.StringCreateWithBytes(raw, len(raw))
+    ref: int = _lib.StringCreateWithBytes(raw, len(raw))
     if not ref:
         raise _refusal(path)
     return ref
 
 
 def _integer(value: int, path: str) -> int:
+    ref: int
     if -(1 << 63) <= value < (1 << 63):
-        return _lib.NumberCreateInt64(value)
+        ref = _lib.NumberCreateInt64(value)
+        return ref
     if 0 <= value < (1 << 64):
-        return _lib.NumberCreateUInt64(value)
+        ref = _lib.NumberCreateUInt64(value)
+        return ref
     raise ValueError(
         f"{path}: the integer {value} is outside -2**63 ... 2**64-1, the range a "
         "property list holds"
@@ -268,7 +271,7 @@ def _integer(value: int, path: str) -> int:
 
 
 def _data(value: bytes, path: str) -> int:
-    ref = _lib.DataCreate(value, len(value))
+    ref: int = _lib.DataCreate(value, len(value))
     if not ref:
         raise _refusal(path)
     return ref
@@ -280,7 +283,7 @@ def _uid(value: plistlib.UID, path: str) -> int:
             f"{path}: this libprefs ({_lib.path}, version {_lib.version_number}) has no UID "
             "values (PrefsUIDCreate): a UID cannot be stored or written with it"
         )
-    ref = _lib.UIDCreate(value.data)
+    ref: int = _lib.UIDCreate(value.data)
     if not ref:
         raise _refusal(path)
     return ref
@@ -296,10 +299,13 @@ def to_ref(value: Any, path: str) -> int:
         return _string(value, path)
     if kind is int:
         return _integer(value, path)
+    ref: int
     if kind is bool:
-        return _lib.BooleanCreate(value)
+        ref = _lib.BooleanCreate(value)
+        return ref
     if kind is float:
-        return _lib.NumberCreateDouble(value)
+        ref = _lib.NumberCreateDouble(value)
+        return ref
     encoder = _Encoder()
     top = None
     try:
