@@ -20,6 +20,7 @@ from ctypes import (
     c_int,
     c_int64,
     c_size_t,
+    c_uint32,
     c_uint64,
     c_void_p,
 )
@@ -147,12 +148,13 @@ DictionaryGetCount = _fn("PrefsDictionaryGetCount", c_size_t, PrefsRef)
 DictionaryGetValue = _fn("PrefsDictionaryGetValue", PrefsRef, PrefsRef, c_char_p)
 DictionaryCopyKeys = _fn("PrefsDictionaryCopyKeys", PrefsRef, PrefsRef)
 
-# UIDs (CF$UID, NSKeyedArchiver's object references) arrive in a later
-# release of the C API; when the running library has them, a UID is a
-# value of its own. Its type number is learnt from the library (below), not
-# assumed.
-UIDCreate = _fn("PrefsUIDCreate", PrefsRef, c_uint64, required=False)
-UIDGetValue = _fn("PrefsUIDGetValue", c_uint64, PrefsRef, required=False)
+# UIDs (CF$UID, NSKeyedArchiver's object references, 0 ... 2**32-1) are
+# values of their own from C API 1.3 on: PrefsUIDCreate(uint32_t) and
+# uint32_t PrefsUIDGetValue(PrefsUIDRef). With an older library both are
+# None and UIDs are refused. The type number is learnt from the library
+# (below), not assumed.
+UIDCreate = _fn("PrefsUIDCreate", PrefsRef, c_uint32, required=False)
+UIDGetValue = _fn("PrefsUIDGetValue", c_uint32, PrefsRef, required=False)
 
 PropertyListCreateWithData = _fn(
     "PrefsPropertyListCreateWithData", PrefsRef, c_char_p, c_size_t, POINTER(c_void_p)

@@ -23,7 +23,7 @@ MAX_NESTING = 256
 
 class UID(plistlib.UID):
     """A UID: an object reference of a keyed archive (``CF$UID``), an
-    integer 0 ... 2**32-1 in a binary property list.
+    integer 0 ... 2**32-1 (a larger one is refused when stored).
 
     A subclass of :class:`plistlib.UID`, so the two compare equal and
     either can be stored. Storing one needs a library that has UIDs
@@ -282,6 +282,11 @@ def _uid(value: plistlib.UID, path: str) -> int:
         raise TypeError(
             f"{path}: this libprefs ({_lib.path}, version {_lib.version_number}) has no UID "
             "values (PrefsUIDCreate): a UID cannot be stored or written with it"
+        )
+    if not 0 <= value.data <= 0xFFFFFFFF:
+        raise ValueError(
+            f"{path}: the UID {value.data} is outside 0 ... 2**32-1, the range a property "
+            "list holds"
         )
     ref: int = _lib.UIDCreate(value.data)
     if not ref:

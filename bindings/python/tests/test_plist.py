@@ -30,11 +30,17 @@ def corpus(folder: Path) -> list:
 
 
 def as_the_library_reads(value):
-    """plistlib's value with each UID as the dictionary a library without
-    UIDs reads it as."""
+    """plistlib's value as the library reads the same file. Without UID
+    values, a binary UID is a {"CF$UID": n} dictionary; with them, such a
+    dictionary in XML (CoreFoundation's form, which plistlib leaves a
+    dictionary) is a UID."""
     if isinstance(value, plistlib.UID) and not prefs.HAS_UID:
         return {"CF$UID": value.data}
     if isinstance(value, dict):
+        if prefs.HAS_UID and list(value) == ["CF$UID"]:
+            n = value["CF$UID"]
+            if type(n) is int and 0 <= n <= 0xFFFFFFFF:
+                return plistlib.UID(n)
         return {k: as_the_library_reads(v) for k, v in value.items()}
     if isinstance(value, list):
         return [as_the_library_reads(v) for v in value]

@@ -175,6 +175,13 @@ def test_uid_round_trip(app, probe):
     assert same(probe_value(probe, "get", app, "uid", binary=True), plistlib.UID(7))
     binary = prefs.dumps({"u": prefs.UID(9)}, fmt=prefs.FMT_BINARY)
     assert plistlib.loads(binary) == {"u": plistlib.UID(9)}
+    # XML holds a UID as CoreFoundation writes it, and reads it back.
+    xml = prefs.dumps([prefs.UID(10)])
+    assert plistlib.loads(xml) == [{"CF$UID": 10}]
+    assert prefs.loads(xml) == [prefs.UID(10)]
+    with pytest.raises(ValueError, match=r"big.*2\*\*32-1"):
+        p["big"] = plistlib.UID(2**32)
+    assert "big" not in p
 
 
 @pytest.mark.skipif(prefs.HAS_UID, reason="the library has UID values")
