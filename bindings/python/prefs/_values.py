@@ -39,10 +39,33 @@ class UID(plistlib.UID):
 
 UTC = datetime.timezone.utc
 _EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
-# Days since 1970-01-01 of 1582-10-15: property lists (as Foundation and
-# the library write them) count dates before it in the Julian calendar.
+# Days since 1970-01-01 of 1582-10-15: libprefs up to 1.2 (as Foundation's
+# formatter) counts dates before it in the Julian calendar; later versions
+# write them as CoreFoundation does, proleptic Gregorian, as Python does.
 _GREGORIAN_CUTOVER = -141427
 _JULIAN_EPOCH_SHIFT = 719470
+_julian: Optional[bool] = None
+
+
+def julian_before_1582() -> bool:
+    """Whether the running library's calendar is Julian before 1582-10-15,
+    learnt once from the text it writes for Foundation's distantPast
+    (Julian 0001-01-01, proleptic Gregorian 0000-12-30)."""
+    global _julian
+    if _julian is None:
+        found = False
+        ref = _lib.DateCreate(-62135769600.0)
+        error = c_void_p()
+        data = _lib.PropertyListCreateData(ref, _lib.FORMAT_XML, ctypes.byref(error))
+        _lib.Release(ref)
+        if data:
+            text = string_at(_lib.DataGetBytePtr(data), _lib.DataGetLength(data))
+            _lib.Release(data)
+            found = b"<date>0001-01-01T00:00:00Z</date>" in text
+        else:
+            _lib.Release(error.value)
+        _julian = found
+    return _julian
 
 
 def _julian_days(year: int, month: int, day: int) -> int:
@@ -67,9 +90,10 @@ def _julian_civil(z: int) -> "tuple[int, int, int]":
 
 
 def datetime_to_unix(value: datetime.datetime, path: str) -> float:
-    """Seconds since 1970 of ``value`` as the property-list calendar counts
-    (naive datetimes are UTC, as plistlib takes them; dates before
-    1582-10-15 are Julian, as Foundation and the library write them)."""
+    """Seconds since 1970 of ``value`` as the library's calendar counts
+    (naive datetimes are UTC, as plistlib takes them; with a library whose
+    dates before 1582-10-15 are Julian, the fields are read as Julian, so
+    that the text written is the text plistlib writes)."""
     if value.tzinfo is not None and value.utcoffset() is not None:
         try:
             value = value.astimezone(UTC)
@@ -78,7 +102,7 @@ def datetime_to_unix(value: datetime.datetime, path: str) -> float:
                 f"{path}: {value!r} is outside the years 1-9999 in UTC", 5, path
             ) from None
     ymd = (value.year, value.month, value.day)
-    if ymd >= (1582, 10, 15):
+    if ymd >= (1582, 10, 15) or not julian_before_1582():
         days = value.toordinal() - _EPOCH_ORDINAL
     elif ymd >= (1582, 10, 5):
         raise UnrepresentableError(
@@ -104,7 +128,7 @@ def unix_to_datetime(t: float, path: str) -> datetime.datetime:
         whole, micro = whole + 1, micro - 1_000_000
     days, seconds = divmod(int(whole), 86400)
     try:
-        if days >= _GREGORIAN_CUTOVER:
+        if days >= _GREGORIAN_CUTOVER or not julian_before_1582():
             date = datetime.date.fromordinal(days + _EPOCH_ORDINAL)
         else:
             y, m, d = _julian_civil(days)

@@ -14,6 +14,7 @@ import pytest
 from conftest import REPO, naive, same, whole_seconds
 
 import prefs
+from prefs._values import julian_before_1582
 
 SHARED = REPO.parent / "shared"
 CONFORMANCE = SHARED / "conformance"
@@ -48,11 +49,13 @@ def as_the_library_reads(value):
 
 
 def has_old_dates(value) -> bool:
-    """Whether ``value`` holds a date before 1582-10-15. plistlib's binary
-    reader and writer count seconds in the proleptic Gregorian calendar;
-    the property-list calendar (Foundation's, the library's, the XML text)
-    is Julian before that day, so there the two disagree by days, and
-    plistlib cannot read the binary form of 0001-01-01 (Julian) at all."""
+    """Whether ``value`` holds a date before 1582-10-15 and the library's
+    calendar is Julian there (libprefs 1.2, as Foundation's formatter).
+    plistlib's binary reader and writer count seconds in the proleptic
+    Gregorian calendar, so there the two disagree by days, and plistlib
+    cannot read the binary form of 0001-01-01 (Julian) at all."""
+    if not julian_before_1582():
+        return False
     if isinstance(value, datetime.datetime):
         return (value.year, value.month, value.day) < (1582, 10, 15)
     if isinstance(value, dict):
