@@ -266,3 +266,18 @@ def test_mutated_documents_raise_only_library_errors():
             prefs.loads(bytes(data))
         except prefs.Error:
             pass
+
+
+def test_values_past_the_text_limit_are_refused(app):
+    p = prefs.Preferences(app)
+    p["big"] = "kept"
+    for value in ("x" * 10_000_001, b"\x00" * 8_000_000):
+        try:
+            p["big"] = value
+        except prefs.UnrepresentableError as error:
+            assert "big" in str(error)
+            assert p["big"] == "kept"
+        else:
+            # A library that keeps such a domain in the binary format.
+            assert p["big"] == value
+            p["big"] = "kept"
