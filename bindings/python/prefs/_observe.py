@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import threading
+import warnings
 import weakref
 from typing import Any, Callable, Dict, NamedTuple, Optional, Set
 
@@ -77,8 +78,10 @@ class Observation:
             with _lock:
                 _callbacks.pop(ident, None)
             raise error or Error("the library refused the observer", 100, key)
-        # No inotify: the observer works for libprefs writers, not for
-        # files edited by hand; the library said so, but nothing failed.
+        if error is not None:
+            # No inotify instance left: the observer hears libprefs
+            # writers, not files edited by hand until a synchronize.
+            warnings.warn(f"observer added with limits: {error.message}", RuntimeWarning, stacklevel=3)
         self._id = ident
         self._handle: Optional[int] = handle
         with _lock:

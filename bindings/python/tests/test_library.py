@@ -47,3 +47,9 @@ def test_the_tests_use_the_freshly_installed_library():
     major, minor, patch = (int(x) for x in (REPO / "VERSION").read_text().split("."))
     assert prefs.LIBRARY_VERSION == major * 10000 + minor * 100 + patch
     assert prefs.__version__ == (REPO / "VERSION").read_text().strip()
+
+
+def test_a_library_that_is_not_libprefs_is_refused():
+    done = run("libc.so.6")
+    assert done.returncode == 1
+    assert "LibraryNotFoundError" in done.stderr and "PrefsGetVersionNumber" in done.stderr

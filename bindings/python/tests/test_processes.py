@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import plistlib
 import subprocess
+import sys
 import threading
 import time
 
@@ -171,3 +173,47 @@ def test_a_dropped_stream_removes_its_observer(app):
         assert len(_observe._live) == before
 
     asyncio.run(main())
+
+
+def test_observers_added_and_cancelled_from_many_threads(app):
+    p = prefs.Preferences(app)
+    stop = threading.Event()
+    heard = []
+
+    def churn() -> None:
+        while not stop.is_set():
+            with p.observe(None, heard.append):
+                pass
+
+    threads = [threading.Thread(target=churn) for _ in range(4)]
+    for t in threads:
+        t.start()
+    try:
+        for i in range(300):
+            p[f"k{i % 7}"] = i
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "an observer call deadlocked"
+
+
+def test_exit_with_observers_and_writes_in_flight(app, tmp_path):
+    # The interpreter exits while the library's thread is delivering: no
+    # crash, no hang, and the writes reach the disk (the library's exit
+    # handler).
+    script = tmp_path / "exit.py"
+    script.write_text(
+        "import prefs\n"
+        f"p = prefs.Preferences({app!r})\n"
+        "p.observe(None, lambda c: sum(range(1000)))\n"
+        "s = p.observe('k', print)\n"
+        "for i in range(500):\n"
+        "    p['k'] = i\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    with open(CONFIG / f"{app}.plist", "rb") as f:
+        assert plistlib.load(f) == {"k": 499}
