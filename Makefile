@@ -3,7 +3,8 @@
 #   make example            build, install into ./build/stage, run the examples
 #   make check              every test: version and ABI checks, Swift core
 #                           tests, C tests against the installed library, the
-#                           installed prefs command, Ansible's osx_defaults
+#                           installed prefs command, the Python package
+#                           (bindings/python), Ansible's osx_defaults
 #                           driving libexec/prefs/defaults, a distribution install
 #                           (no rpath), the Debian packages, a ThreadSanitizer
 #                           stress run, the Swift and C tests under
@@ -101,7 +102,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-c test-cli test-python test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -255,7 +256,7 @@ example: deps
 # Tests
 
 check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
-       test-ansible test-ui test-schema-swift test-install test-deb test-tsan
+       test-python test-ansible test-ui test-schema-swift test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
 # Swift tests run it when it sits beside the repository. Say so loudly when
@@ -308,6 +309,16 @@ test-c:
 test-cli:
 	$(MAKE) install $(STAGE_VARS)
 	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
+
+# The Python package (bindings/python): pytest against the installed
+# library, the package installed by pip as a user installs it. pytest and
+# setuptools come from PyPI, pinned, into a virtual environment cached
+# outside the tree ($(XDG_CACHE_HOME) or ~/.cache, libprefs/pytest-<versions>).
+PYTEST_VERSION ?= 8.4.2
+
+test-python:
+	$(MAKE) install $(STAGE_VARS)
+	PYTEST_VERSION=$(PYTEST_VERSION) $(C_ENV) bash bindings/python/tests/run.sh $(STAGE)
 
 # A real client: Ansible's community.general.osx_defaults drives
 # libexec/prefs/defaults (Tests/ansible/run.sh). Ansible comes from PyPI,

@@ -13,6 +13,9 @@
 #   debian/changelog            the newest entry
 #   debian/control, debian/libprefs<major>.symbols
 #                               the package libprefs<major>, the SONAME
+#   bindings/python/prefs/__init__.py
+#                               __version__ (the Python package's version,
+#                               which pyproject.toml takes from it)
 #
 # To release a new version: edit VERSION, then each file this check names.
 #
@@ -87,6 +90,10 @@ if [ -n "$newer" ]; then
 else
     pass version/debian-symbols-since "no symbol is newer than $VERSION"
 fi
+
+check version/python-package "$VERSION" \
+    "$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' bindings/python/prefs/__init__.py)" \
+    bindings/python/prefs/__init__.py
 
 if grep -q '^Version: @VERSION@$' pkgconfig/prefs.pc.in; then
     pass version/pkg-config "pkgconfig/prefs.pc.in: @VERSION@, filled in from VERSION"
