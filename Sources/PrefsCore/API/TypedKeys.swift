@@ -36,6 +36,9 @@ extension Preferences {
         public let defaultValue: Value
         @usableFromInline let decode: @Sendable (PropertyList) -> Value?
         let encode: @Sendable (Value) throws(PrefsError) -> PropertyList?
+        /// The stored values the key takes (nil: every value its type
+        /// reads); see ``init(_:default:accepts:)``.
+        @usableFromInline var accepts: (@Sendable (PropertyList) -> Bool)? = nil
 
         init(
             name: String, defaultValue: Value, decode: @escaping @Sendable (PropertyList) -> Value?,
@@ -54,6 +57,32 @@ extension Preferences {
             self.init(
                 name: name, defaultValue: defaultValue, decode: { Value(propertyList: $0) },
                 encode: { $0.propertyList })
+        }
+
+        /// A key whose stored values are checked by `accepts`, as a
+        /// schema's type, range or list of values binds them (the code
+        /// `prefs schema swift` generates passes its rule): a stored value
+        /// it refuses reads as the default, and ``Preferences/set(_:for:)``
+        /// throws `.schemaViolation` for one, storing nothing. The default
+        /// itself should pass. `accepts` is called under no lock, on any
+        /// thread.
+        public convenience init(
+            _ name: String, default defaultValue: Value, accepts: @escaping @Sendable (PropertyList) -> Bool
+        ) where Value: PropertyListConvertible {
+            self.init(
+                name: name, defaultValue: defaultValue,
+                decode: { p in accepts(p) ? Value(propertyList: p) : nil },
+                encode: { (v: Value) throws(PrefsError) -> PropertyList? in
+                    guard let p = v.propertyList else { return nil }
+                    guard accepts(p) else {
+                        throw PrefsError(
+                            .schemaViolation,
+                            "\(OldStylePlist.format(.string(name))) does not accept \(OldStylePlist.format(p, maxBytes: 200) ?? "that value"); nothing was changed"
+                        )
+                    }
+                    return p
+                })
+            self.accepts = accepts
         }
 
         /// A key whose value is stored as its raw value (an enum of
@@ -97,7 +126,7 @@ extension Preferences {
     /// costs what ``object(forKey:)`` costs.
     public subscript<Value: PropertyListConvertible>(key: Key<Value>) -> Value {
         @inlinable get {
-            guard let p = object(forKey: key.name), let v = Value(propertyList: p) else { return key.defaultValue }
+            guard let p = object(forKey: key.name), key.accepts?(p) ?? true, let v = Value(propertyList: p) else { return key.defaultValue }
             return v
         }
         nonmutating set { try? set(newValue, for: key) }

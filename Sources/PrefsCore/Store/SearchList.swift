@@ -179,7 +179,7 @@ extension PreferencesStore {
     /// The first value of `key` along `v`'s layers, without the merged view.
     func lookUp(_ key: PropertyList.Key, along v: SearchView, _ s: inout State) -> PropertyList? {
         for i in v.layers.indices {
-            if let x = lookup(key, at: i, of: v, &s) { return x }
+            if let x = lookup(key, at: i, of: v, &s) { return v.schemaChecked ? enforced(key, x, v.application, s) : x }
         }
         if key == "AppleLanguages" { return .array(s.languages.list.map { .string($0) }) }
         if key == "AppleLocale" { return .string(s.languages.locale) }
@@ -205,6 +205,7 @@ extension PreferencesStore {
             merged["AppleLanguages"] = .array(s.languages.list.map { .string($0) })
         }
         if merged["AppleLocale"] == nil { merged["AppleLocale"] = .string(s.languages.locale) }
+        enforce(&merged, v.application, s)
         v.merged = merged
     }
 
