@@ -18,11 +18,13 @@ extension Preferences {
     /// A preference's key, the Swift type of its value, and its default.
     ///
     /// The default is the answer when no domain holds a valid value for the
-    /// key. It is declared when the key is made (a `static let` is made at
-    /// its first use) and from then on every reader of every application in
-    /// the process sees it, C callers included, as a registered default is,
-    /// without a call to register it; an explicit ``Preferences/register(defaults:)``
-    /// takes precedence. A stored value of another type reads as the
+    /// key. It is declared for an application when the key is first used
+    /// through that application's ``Preferences`` (a read that finds no
+    /// valid value, a set, reset or ``Preferences/isSet(_:)``), and from
+    /// then on every reader of that application in the process sees it, C
+    /// callers included, as a registered default is, without a call to
+    /// register it; other applications' readers do not. An explicit
+    /// ``Preferences/register(defaults:)`` takes precedence. A stored value of another type reads as the
     /// default, never a crash.
     ///
     /// `Value` is a ``PropertyListConvertible`` type (`Int`, `String`,
@@ -48,8 +50,17 @@ extension Preferences {
             self.defaultValue = defaultValue
             self.decode = decode
             self.encode = encode
+            declared = try? encode(defaultValue)
             super.init()
-            if let p = try? encode(defaultValue) { DeclaredDefaults.declare(name, p) }
+        }
+
+        /// The default as stored, declared for an application at its first
+        /// use there (nil when it cannot be stored).
+        let declared: PropertyList?
+
+        /// Declares the default for `app`'s readers (see `DeclaredDefaults`).
+        @usableFromInline func declare(in app: String) {
+            if let declared { DeclaredDefaults.declare(name, declared, application: app) }
         }
 
         /// A key whose value a property list holds directly.
@@ -114,7 +125,10 @@ extension Preferences {
     /// changes nothing (``set(_:for:)`` says why).
     public subscript<Value>(key: Key<Value>) -> Value {
         @inlinable get {
-            guard let p = object(forKey: key.name), let v = key.decode(p) else { return key.defaultValue }
+            guard let p = object(forKey: key.name), let v = key.decode(p) else {
+                key.declare(in: applicationID)
+                return key.defaultValue
+            }
             return v
         }
         nonmutating set { try? set(newValue, for: key) }
@@ -126,7 +140,10 @@ extension Preferences {
     /// costs what ``object(forKey:)`` costs.
     public subscript<Value: PropertyListConvertible>(key: Key<Value>) -> Value {
         @inlinable get {
-            guard let p = object(forKey: key.name), key.accepts?(p) ?? true, let v = Value(propertyList: p) else { return key.defaultValue }
+            guard let p = object(forKey: key.name), key.accepts?(p) ?? true, let v = Value(propertyList: p) else {
+                key.declare(in: applicationID)
+                return key.defaultValue
+            }
             return v
         }
         nonmutating set { try? set(newValue, for: key) }
@@ -136,12 +153,14 @@ extension Preferences {
     /// and `.unrepresentable` for a value a property list cannot hold;
     /// nothing changes then.
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(PrefsError) {
+        key.declare(in: applicationID)
         try store.set([(key.name, key.encode(value))], in: DomainID(application: applicationID, user: .current, host: .any))
     }
 
     /// Removes the user's value of `key`: the default (or a lower layer's
     /// value) shows again.
     public func reset<Value>(_ key: Key<Value>) {
+        key.declare(in: applicationID)
         removeObject(forKey: key.name)
     }
 
@@ -149,7 +168,8 @@ extension Preferences {
     /// holds a value for `key`: the user, an administrator, a suite, the
     /// global domain or the command line.
     public func isSet<Value>(_ key: Key<Value>) -> Bool {
-        ((try? store.valueIgnoringDefaults(forKey: key.name, application: applicationID)) ?? nil) != nil
+        key.declare(in: applicationID)
+        return ((try? store.valueIgnoringDefaults(forKey: key.name, application: applicationID)) ?? nil) != nil
     }
 }
 

@@ -47,8 +47,9 @@ extension PreferencesStore {
         case arguments
         case languages
         case registration(String)
-        /// The defaults of the typed keys the process declared.
-        case declared
+        /// The defaults of the typed keys the process declared for this
+        /// application.
+        case declared(String)
         /// The defaults of the application's installed schema.
         case schema(String)
     }
@@ -74,7 +75,7 @@ extension PreferencesStore {
         l.append(.languages)
         if !isGlobal { l.append(.registration(app)) }
         l.append(.registration(globalDomainName))
-        l.append(.declared)
+        l.append(.declared(app))
         l.append(.schema(app))
         return l
     }
@@ -115,7 +116,7 @@ extension PreferencesStore {
             }
             return nil
         case .registration(let app): return s.registration[app]?[key]
-        case .declared: return DeclaredDefaults.value(key)
+        case .declared(let app): return DeclaredDefaults.value(key, application: app)
         case .schema(let app): return s.schemas[app]?.values[key]
         }
     }
@@ -131,7 +132,7 @@ extension PreferencesStore {
             }
             return merged
         case .registration(let app): return s.registration[app] ?? [:]
-        case .declared: return DeclaredDefaults.all
+        case .declared(let app): return DeclaredDefaults.all(application: app)
         case .schema(let app): return s.schemas[app]?.values ?? [:]
         }
     }
