@@ -131,14 +131,14 @@ enum Schema {
         out.append("  type: \(d.valueType ?? "any (the schema does not bind this key)")")
         if let t = d.title { out.append("  title: \(safe(t))") }
         if let t = d.description { out.append("  description: \(safe(t))") }
-        if let v = d.defaultValue { out.append("  default: \(OldStylePlist.format(v, maxBytes: 4096) ?? "(too long to show)")") }
+        if let v = d.defaultValue { out.append("  default: \(SettingsSchema.oneLine(v))") }
         if d.minimum != nil || d.maximum != nil {
             out.append("  range: \(d.minimum.map(SettingsSchema.numberText) ?? "") ... \(d.maximum.map(SettingsSchema.numberText) ?? "")")
         }
         if let values = d.values {
             out.append("  values:")
             for (i, v) in values.enumerated() {
-                let text = OldStylePlist.format(v, maxBytes: 4096) ?? "(too long to show)"
+                let text = SettingsSchema.oneLine(v)
                 if let titles = d.titles { out.append("    \(text)  \(safe(titles[i]))") } else { out.append("    \(text)") }
             }
         }

@@ -148,6 +148,12 @@ private func binary(_ v: PropertyList) throws -> [UInt8] { try v.binaryData() }
         let many = try #require(
             try constraint("PSMultiValueSpecifier", ["DefaultValue": .integer(0), "Values": .array((0..<10000).map { .integer($0) })]))
         #expect(many.summary.hasSuffix("... (10000 values)") && many.accepts(.integer(9999)) && !many.accepts(.integer(10000)))
+        // Containers and data among the values: still one line.
+        let mixed = try #require(
+            try constraint(
+                "PSMultiValueSpecifier",
+                ["DefaultValue": .integer(1), "Values": .array([.integer(1), .array([.integer(1), .string("a\nb")]), .dictionary(["k": .data([1])])])]))
+        #expect(mixed.summary == "one of 1, ( 1, \"a\\nb\" ), { k = {length = 1, bytes = 0x01}; }")
     }
 
     @Test func aKeyIsDescribedOnce() throws {

@@ -88,7 +88,7 @@ extension Preferences {
                     guard accepts(p) else {
                         throw PrefsError(
                             .schemaViolation,
-                            "\(OldStylePlist.format(.string(name))) does not accept \(OldStylePlist.format(p, maxBytes: 200) ?? "that value"); nothing was changed"
+                            "\(OldStylePlist.format(.string(name))) does not accept \(SettingsSchema.oneLine(p)); nothing was changed"
                         )
                     }
                     return p

@@ -81,7 +81,7 @@ extension PreferencesStore {
         guard !schema.constraints.isEmpty else { return }
         for (key, value) in changes {
             guard let value, let c = schema.constraints[PropertyList.Key(key)], !c.accepts(value) else { continue }
-            let shown = OldStylePlist.format(value, maxBytes: 200) ?? "the \(SettingsSchema.Constraint.name(value.kind)) given"
+            let shown = SettingsSchema.oneLine(value)
             throw PrefsError(
                 .schemaViolation,
                 "\(OldStylePlist.format(.string(key))) of \(app) accepts \(c.summary) (its installed schema), not \(shown); nothing was changed")

@@ -154,7 +154,7 @@ package struct SettingsSchema: Sendable {
                 }
                 return s
             case .oneOf(let values):
-                let shown = values.prefix(20).map { OldStylePlist.format($0, maxBytes: 200) ?? "..." }
+                let shown = values.prefix(20).map { SettingsSchema.oneLine($0) }
                 return "one of " + shown.joined(separator: ", ") + (values.count > 20 ? ", ... (\(values.count) values)" : "")
             }
         }
@@ -328,6 +328,16 @@ package struct SettingsSchema: Sendable {
         var out: [PropertyList.Key: Constraint] = [:]
         for s in keyed { if let c = s.constraint { out[PropertyList.Key(s.key!)] = c } }
         return out
+    }
+
+    /// `v` as `prefs read` prints a value inside a container, on one line
+    /// (a container's lines joined by spaces), at most about 200 bytes:
+    /// what messages and descriptions quote. Strings are escaped, so the
+    /// result holds no control character.
+    package static func oneLine(_ v: PropertyList) -> String {
+        guard let text = OldStylePlist.format(v, maxBytes: 200) else { return "(a \(Constraint.name(v.kind)) too long to show)" }
+        guard text.utf8.contains(0x0A) else { return text }
+        return text.split(separator: "\n").map { $0.drop { $0 == " " } }.joined(separator: " ")
     }
 
     /// A bound of a range as the command prints it: whole numbers without
