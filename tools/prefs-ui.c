@@ -108,6 +108,90 @@ static const char *layer_name(PrefsSource s, const char *domain, char *buf, size
     return buf;
 }
 
+/* Schema text as the terminal may show it: as it is, unless it holds a
+ * control character (C0, DEL, C1) or a text-direction control; then quoted
+ * and escaped as values are (PrefsCopyDescription). Free with PrefsFree. */
+static char *schema_text(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    int risky = 0;
+    for (size_t i = 0; u[i] && !risky; i++) {
+        risky = u[i] < 0x20 || u[i] == 0x7F || (u[i] == 0xC2 && u[i + 1] >= 0x80 && u[i + 1] <= 0x9F) ||
+                (u[i] == 0xE2 && u[i + 1] == 0x80 && (u[i + 2] == 0x8E || u[i + 2] == 0x8F)) ||
+                (u[i] == 0xE2 && u[i + 1] == 0x80 && u[i + 2] >= 0xAA && u[i + 2] <= 0xAE) ||
+                (u[i] == 0xE2 && u[i + 1] == 0x81 && u[i + 2] >= 0xA6 && u[i + 2] <= 0xA9);
+    }
+    if (!risky) {
+        char *copy = malloc(strlen(s) + 1);
+        if (copy != NULL)
+            strcpy(copy, s);
+        return copy;
+    }
+    PrefsStringRef str = PrefsStringCreate(s);
+    char *d = str ? PrefsCopyDescription(str) : NULL;
+    PrefsRelease(str);
+    return d;
+}
+
+/* The string `name` of the schema description `d`, as schema_text gives
+ * it; NULL when absent. */
+static char *schema_field(PrefsDictionaryRef d, const char *name)
+{
+    PrefsPropertyListRef v = d ? PrefsDictionaryGetValue(d, name) : NULL;
+    if (v == NULL || PrefsGetType(v) != kPrefsTypeString)
+        return NULL;
+    return schema_text(PrefsStringGetCString((PrefsStringRef)v));
+}
+
+/* The three lines about the selected key: its title and description; its
+ * type and what the schema accepts; the values its answer shadows. */
+static void describe_key(const char *key, char info[3][1024])
+{
+    info[0][0] = info[1][0] = info[2][0] = 0;
+    PrefsDictionaryRef d = PrefsCopyAppKeySchema(key, app);
+    if (d != NULL) {
+        char *title = schema_field(d, "Title"), *desc = schema_field(d, "Description");
+        char *type = schema_field(d, "ValueType"), *accepts = schema_field(d, "Accepts");
+        snprintf(info[0], sizeof info[0], "%s%s%s", title ? title : "", title && desc ? ": " : "",
+                 desc ? desc : "");
+        snprintf(info[1], sizeof info[1], "type: %s  accepts: %s", type ? type : "any",
+                 accepts ? accepts : "anything (the schema does not bind it)");
+        PrefsFree(title);
+        PrefsFree(desc);
+        PrefsFree(type);
+        PrefsFree(accepts);
+        PrefsRelease(d);
+    }
+    PrefsArrayRef all = PrefsCopyAppValueSources(key, app);
+    size_t used = 0;
+    for (size_t i = 1; all && i < PrefsArrayGetCount(all) && used < sizeof info[2] - 1; i++) {
+        PrefsDictionaryRef s = (PrefsDictionaryRef)PrefsArrayGetValueAtIndex(all, i);
+        PrefsPropertyListRef src = PrefsDictionaryGetValue(s, "Source"),
+                             dom = PrefsDictionaryGetValue(s, "Domain");
+        int64_t n = 0;
+        char layer[64];
+        if (src != NULL)
+            PrefsNumberGetInt64((PrefsNumberRef)src, &n);
+        char *text = one_line(PrefsDictionaryGetValue(s, "Value"));
+        int ignored = PrefsDictionaryGetValue(s, "Ignored") != NULL;
+        int w = snprintf(info[2] + used, sizeof info[2] - used, "%s%.80s (%s%s)",
+                         used ? "  " : "shadows: ", text ? text : "",
+                         layer_name((PrefsSource)n, dom ? PrefsStringGetCString((PrefsStringRef)dom) : NULL,
+                                    layer, sizeof layer),
+                         ignored ? ", ignored: breaks the schema" : "");
+        PrefsFree(text);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    PrefsRelease(all);
+}
+
+/* For a key whose schema lists the values it accepts: a list to pick one
+ * from (arrows, Enter; Esc cancels), stored as the value. 0 when the key
+ * has no such list (the caller edits text instead). */
+static int choose_value(const char *key);
+
 static int matches(const char *key, const char *value)
 {
     if (filter_text[0] == 0)
@@ -215,7 +299,8 @@ static void draw(void)
         if (problem_lines > h / 3)
             problem_lines = h / 3;
     }
-    int list_h = h - 3 - problem_lines;
+    int detail_lines = listing_domains ? 0 : 3;
+    int list_h = h - 3 - problem_lines - detail_lines;
     if (list_h < 1)
         list_h = 1;
     if (selected >= (int)nrows)
@@ -260,6 +345,22 @@ static void draw(void)
         }
         if (top + i == selected)
             attroff(A_REVERSE);
+    }
+    if (detail_lines && nrows) {
+        /* The selected key: title and description, type and what the
+         * schema accepts, the values its answer shadows. */
+        char info[3][1024];
+        describe_key(rows[selected].key, info);
+        int y = h - 2 - problem_lines - detail_lines;
+        attron(A_BOLD);
+        mvhline(y, 0, '-', w);
+        move(y, 0);
+        put(info[0][0] ? info[0] : "- not in the schema ", w);
+        attroff(A_BOLD);
+        move(y + 1, 0);
+        put(info[1], w);
+        move(y + 2, 0);
+        put(info[2], w);
     }
     if (problem_lines) {
         int y = h - 2 - problem_lines;
@@ -406,6 +507,8 @@ static void edit(void)
         return;
     char key[512], text[4096];
     snprintf(key, sizeof key, "%s", rows[selected].key);
+    if (choose_value(key))
+        return;
     PrefsPropertyListRef old = PrefsCopyAppValue(key, app);
     char *current = one_line(old);
     char label[600];
@@ -421,6 +524,81 @@ static void edit(void)
     }
     PrefsFree(current);
     PrefsRelease(old);
+}
+
+static int choose_value(const char *key)
+{
+    PrefsDictionaryRef d = PrefsCopyAppKeySchema(key, app);
+    PrefsPropertyListRef vals = d ? PrefsDictionaryGetValue(d, "Values") : NULL;
+    PrefsPropertyListRef titles = d ? PrefsDictionaryGetValue(d, "Titles") : NULL;
+    size_t n = vals && PrefsGetType(vals) == kPrefsTypeArray ? PrefsArrayGetCount((PrefsArrayRef)vals) : 0;
+    if (n == 0) {
+        PrefsRelease(d);
+        return 0;
+    }
+    PrefsPropertyListRef current = PrefsCopyAppValue(key, app);
+    int pick = 0;
+    for (size_t i = 0; i < n; i++)
+        if (PrefsEqual(PrefsArrayGetValueAtIndex((PrefsArrayRef)vals, i), current))
+            pick = (int)i;
+    PrefsRelease(current);
+    int h = (int)n + 2 < LINES - 2 ? (int)n + 2 : LINES - 2, w = COLS - 4 > 20 ? COLS - 4 : COLS;
+    int top_row = 0, chosen = -1;
+    timeout(-1);
+    for (;;) {
+        int shown = h - 2;
+        if (pick < top_row)
+            top_row = pick;
+        if (pick >= top_row + shown)
+            top_row = pick - shown + 1;
+        for (int r = 0; r < h; r++) {
+            move(1 + r, 2);
+            attron(A_BOLD);
+            hline(r == 0 || r == h - 1 ? '-' : ' ', w);
+            attroff(A_BOLD);
+        }
+        move(1, 3);
+        put(" choose a value (Enter: store, Esc: cancel) ", w - 2);
+        for (int r = 0; r < shown && top_row + r < (int)n; r++) {
+            size_t i = (size_t)(top_row + r);
+            char *text = one_line(PrefsArrayGetValueAtIndex((PrefsArrayRef)vals, i));
+            PrefsPropertyListRef t = titles && PrefsGetType(titles) == kPrefsTypeArray &&
+                                             i < PrefsArrayGetCount((PrefsArrayRef)titles)
+                                         ? PrefsArrayGetValueAtIndex((PrefsArrayRef)titles, i)
+                                         : NULL;
+            char *title = t && PrefsGetType(t) == kPrefsTypeString
+                              ? schema_text(PrefsStringGetCString((PrefsStringRef)t))
+                              : NULL;
+            char line[1024];
+            snprintf(line, sizeof line, " %-20.200s %.400s", text ? text : "", title ? title : "");
+            if ((int)i == pick)
+                attron(A_REVERSE);
+            move(2 + r, 3);
+            put(line, w - 2);
+            if ((int)i == pick)
+                attroff(A_REVERSE);
+            PrefsFree(text);
+            PrefsFree(title);
+        }
+        refresh();
+        int c = getch();
+        if ((c == KEY_UP || c == 'k') && pick > 0)
+            pick--;
+        else if ((c == KEY_DOWN || c == 'j') && pick + 1 < (int)n)
+            pick++;
+        else if (c == '\n' || c == '\r' || c == KEY_ENTER) {
+            chosen = pick;
+            break;
+        } else if (c == 27 || c == 'q')
+            break;
+    }
+    timeout(250);
+    if (chosen >= 0)
+        store(key, PrefsArrayGetValueAtIndex((PrefsArrayRef)vals, (size_t)chosen));
+    else
+        set_status("choice cancelled", NULL, NULL);
+    PrefsRelease(d);
+    return 1;
 }
 
 /* The plain listing for terminals without cursor addressing. */

@@ -196,6 +196,8 @@ enum EntryPoint: Int32, CaseIterable {
     case PrefsRemoveSuitePreferencesFromApp
     case PrefsAppValueIsForced
     case PrefsCopyAppValueAndSource
+    case PrefsCopyAppKeySchema
+    case PrefsCopyAppValueSources
     case PrefsCopyAppDictionary
     case PrefsCopyValue
     case PrefsSetValue

@@ -181,6 +181,49 @@ public func PrefsCopyAppValueAndSource(
 }
 
 @c @implementation
+public func PrefsCopyAppKeySchema(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsCopyAppKeySchema)
+    defer { gate.leave() }
+    guard let app = application(applicationID), let k = utf8Argument(key, "the key") else { return nil }
+    let found: SchemaKey?
+    do throws(PrefsError) { found = try store.schemaDescription(forKey: k, application: app) } catch {
+        failed(error)
+        return nil
+    }
+    succeeded()
+    guard let found else { return nil }
+    return retained(found.propertyList)
+}
+
+@c @implementation
+public func PrefsCopyAppValueSources(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> OpaquePointer? {
+    let gate = FirstUseGate(.PrefsCopyAppValueSources)
+    defer { gate.leave() }
+    guard let app = application(applicationID), let k = utf8Argument(key, "the key") else { return nil }
+    let found: [(value: PropertyList, source: PreferenceSource)]
+    let schema: SchemaKey?
+    do throws(PrefsError) {
+        found = try store.sources(forKey: k, application: app)
+        // A schema that does not parse binds nothing (and is reported by reads).
+        schema = (try? store.schemaDescription(forKey: k, application: app)) ?? nil
+    } catch {
+        failed(error)
+        return nil
+    }
+    succeeded()
+    let items = found.map { f -> PropertyList in
+        var d: [PropertyList.Key: PropertyList] = ["Value": f.value, "Source": .integer(f.source.layer.rawValue)]
+        if let name = f.source.domain { d["Domain"] = .string(name) }
+        if let schema, f.source.layer != .schema, !schema.accepts(f.value) {
+            d["Ignored"] = .boolean(true)
+            d["Reason"] = .string("the schema accepts \(schema.accepts ?? "")")
+        }
+        return .dictionary(d)
+    }
+    return retained(.array(items))
+}
+
+@c @implementation
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
     let gate = FirstUseGate(.PrefsSetAppValue)
     defer { gate.leave() }

@@ -90,6 +90,7 @@ private func cCode(_ code: PrefsError.Code) -> PrefsErrorCode {
     case .io: return kPrefsErrorIO
     case .corruptFile: return kPrefsErrorCorruptFile
     case .forcedValue: return kPrefsErrorForcedValue
+    case .schemaViolation: return kPrefsErrorSchemaViolation
     case .internal: return kPrefsErrorInternal
     }
 }

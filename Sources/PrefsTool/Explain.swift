@@ -19,18 +19,23 @@ enum Explain {
         let store = PreferencesStore.shared
         let keys: [String]
         var entries: [(String, [(value: PropertyList, source: PreferenceSource)])] = []
+        var described: [String: SchemaKey] = [:]
         do throws(PrefsError) {
             for problem in try store.problems(application: app) { Output.error.line("prefs: \(problem.message)") }
             Output.error.flush()
             keys = args.count == 2 ? [args.last!] : try store.dictionary(application: app).keys.sorted().map(\.string)
-            for k in keys { entries.append((k, try store.sources(forKey: k, application: app))) }
+            for k in keys {
+                entries.append((k, try store.sources(forKey: k, application: app)))
+                // A schema that does not parse was reported above.
+                if let d = try? store.schemaDescription(forKey: k, application: app), d.isBound { described[k] = d }
+            }
         } catch {
             throw .refused("prefs: \(error.message)")
         }
         if args.count == 2 {
             let (key, found) = entries[0]
             if found.isEmpty { throw .refused("The domain/default pair of (\(word), \(key)) does not exist") }
-            print(key, found)
+            print(key, found, described[key])
             return
         }
         var printed = 0
@@ -38,19 +43,26 @@ enum Explain {
             // The languages and locale derived from the environment are in
             // every search list: shown only when asked for by name.
             if found.count == 1, found[0].source.layer == .language, found[0].source.domain == nil { continue }
-            print(key, found)
+            print(key, found, described[key])
             printed += 1
         }
         if printed == 0 { throw .refused("Domain \(word) does not exist") }
     }
 
-    /// `<key> = <value> (<layer>[, forced])`, then `  shadowed: <value> (<layer>)`.
-    private static func print(_ key: String, _ found: [(value: PropertyList, source: PreferenceSource)]) {
+    /// `<key> = <value> (<layer>[, forced])`, then `  shadowed: <value>
+    /// (<layer>)`, or `  ignored: <value> (<layer>): the schema accepts
+    /// ...` for a value that breaks the installed schema.
+    private static func print(_ key: String, _ found: [(value: PropertyList, source: PreferenceSource)], _ schema: SchemaKey?) {
         let first = found[0]
         let forced = first.source.layer == .managed ? ", forced" : ""
         Output.standard.line("\(key) = \(OldStylePlist.formatBare(first.value)) (\(first.source)\(forced))")
         for other in found.dropFirst() {
-            Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(other.source))")
+            if let schema, !schema.accepts(other.value) {
+                Output.standard.line(
+                    "  ignored: \(OldStylePlist.formatBare(other.value)) (\(other.source)): the schema accepts \(schema.accepts ?? "")")
+            } else {
+                Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(other.source))")
+            }
         }
     }
 }

@@ -6,16 +6,23 @@ enum Schema {
     /// Runs `schema <verb> <word>`; a usage error for anything else.
     static func run(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {
         if host.given { throw .usage("schema works on schemas: -currentHost and -host do not apply") }
-        guard let verb = args.first, args.count == 2 else {
-            throw .usage("usage: prefs schema show <domain> | check <file> | c <file | domain> | swift <file | domain>")
+        let usage = "usage: prefs schema list | show <domain> | describe <domain> <key> | check <file> | c <file | domain> | swift <file | domain>"
+        if args.first == "list" {
+            guard args.count == 1 else { throw .usage(usage) }
+            return list()
         }
+        if args.first == "describe" {
+            guard args.count == 3 else { throw .usage(usage) }
+            return try describe(args[args.startIndex + 1], args.last!)
+        }
+        guard let verb = args.first, args.count == 2 else { throw .usage(usage) }
         let word = args.last!
         switch verb {
         case "show": try show(word)
         case "check": try check(word)
         case "c": let (app, source, schema) = try load(word); Output.standard.write(CHeader.generate(schema, application: app, source: source))
         case "swift": let (_, source, schema) = try load(word); Output.standard.write(SwiftKeys.generate(schema, source: source))
-        default: throw .usage("unknown schema command \(quoted(verb)): show, check, c or swift")
+        default: throw .usage("unknown schema command \(quoted(verb)): list, show, describe, check, c or swift")
         }
     }
 
@@ -64,19 +71,80 @@ enum Schema {
     /// type, default, values, title and description.
     static func show(_ word: String) throws(Failure) {
         let (_, path, schema) = try installed(try application(word), word)
-        Output.standard.line("schema: \(path)")
+        Output.standard.line("schema: \(safe(path))")
         for s in schema.keyed {
-            Output.standard.line(s.key!)
+            Output.standard.line(safe(s.key!))
             var type = s.type
             if s.minimum != nil || s.maximum != nil {
                 type += " (\(s.minimum.map(number) ?? "") ... \(s.maximum.map(number) ?? ""))"
             }
-            Output.standard.line("  type: \(type)")
-            if let d = s.defaultValue { Output.standard.line("  default: \(OldStylePlist.formatBare(d))") }
+            Output.standard.line("  type: \(safe(type))")
+            if let d = s.defaultValue { Output.standard.line("  default: \(d.stringValue.map(safe) ?? OldStylePlist.formatBare(d))") }
             if let v = s.values { Output.standard.line("  values: \(OldStylePlist.format(.array(v)))") }
-            if let t = s.title { Output.standard.line("  title: \(t)") }
-            if let d = s.description { Output.standard.line("  description: \(d)") }
+            if let t = s.title { Output.standard.line("  title: \(safe(t))") }
+            if let d = s.description { Output.standard.line("  description: \(safe(d))") }
         }
+    }
+
+    /// Text from a schema as the command prints it: as it is, unless it
+    /// holds a control character (C0, DEL, C1) or a text-direction control;
+    /// then quoted and escaped as `read` escapes strings inside containers,
+    /// so that none reaches the terminal.
+    static func safe(_ s: String) -> String {
+        let risky = s.unicodeScalars.contains { u in
+            u.value < 0x20 || (0x7F...0x9F).contains(u.value) || (0x200E...0x200F).contains(u.value)
+                || (0x202A...0x202E).contains(u.value) || (0x2066...0x2069).contains(u.value)
+        }
+        return risky ? OldStylePlist.format(.string(s)) : s
+    }
+
+    /// `schema list`: one line per installed schema, `<application>  <file>
+    /// <n> keys`, or its problem.
+    static func list() {
+        for s in PreferencesStore.shared.installedSchemas() {
+            if let problem = s.problem {
+                Output.standard.line("\(safe(s.application))  \(safe(s.path))  unusable: \(safe(problem.message))")
+            } else {
+                let n = s.keys ?? 0
+                Output.standard.line("\(safe(s.application))  \(safe(s.path))  \(n) key\(n == 1 ? "" : "s")")
+            }
+        }
+    }
+
+    /// `schema describe <domain> <key>`: what the installed schema says of
+    /// one key (as ``PreferencesStore/schemaDescription(forKey:application:)``).
+    static func describe(_ word: String, _ key: String) throws(Failure) {
+        let app = try application(word)
+        let (_, path, _) = try installed(app, word)
+        let found: SchemaKey?
+        do throws(PrefsError) { found = try PreferencesStore.shared.schemaDescription(forKey: key, application: app) } catch {
+            throw .refused("prefs: \(error.message)")
+        }
+        guard let d = found else { throw .refused("prefs: the schema of \(safe(word)) (\(safe(path))) does not name \(safe(key))") }
+        for line in lines(d) { Output.standard.line(line) }
+    }
+
+    /// The lines `schema describe` prints for `d`.
+    static func lines(_ d: SchemaKey) -> [String] {
+        var out = [safe(d.key)]
+        out.append("  specifier: \(safe(d.specifierType))")
+        out.append("  type: \(d.valueType ?? "any (the schema does not bind this key)")")
+        if let t = d.title { out.append("  title: \(safe(t))") }
+        if let t = d.description { out.append("  description: \(safe(t))") }
+        if let v = d.defaultValue { out.append("  default: \(SettingsSchema.oneLine(v))") }
+        if d.minimum != nil || d.maximum != nil {
+            out.append("  range: \(d.minimum.map(SettingsSchema.numberText) ?? "") ... \(d.maximum.map(SettingsSchema.numberText) ?? "")")
+        }
+        if let values = d.values {
+            out.append("  values:")
+            for (i, v) in values.enumerated() {
+                let text = SettingsSchema.oneLine(v)
+                if let titles = d.titles { out.append("    \(text)  \(safe(titles[i]))") } else { out.append("    \(text)") }
+            }
+        }
+        if let a = d.accepts { out.append("  accepts: \(a)") }
+        out.append("  file: \(safe(d.file))")
+        return out
     }
 
     private static func number(_ x: Double) -> String {

@@ -27,7 +27,9 @@ let usage = """
       profile list                     the installed profiles
       explain <domain> [<key>]         each key's value, the layer it came from (forced when
                                        managed), and the values it shadows
+      schema list                      installed schemas: application, file, keys
       schema show <domain>             the installed schema's keys: type, default, title
+      schema describe <domain> <key>   one key: type, title, default, range or values
       schema check <file>              "<file>: OK" when every default fits its specifier
       schema c <file | domain>         a C99 header: a constant, getter and setter per key
       schema swift <file | domain>     Swift typed keys (extension Preferences.Keys)

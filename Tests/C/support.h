@@ -44,6 +44,8 @@ static inline const char *support_code_name(int code)
         return "kPrefsErrorCorruptFile";
     case kPrefsErrorForcedValue:
         return "kPrefsErrorForcedValue";
+    case kPrefsErrorSchemaViolation:
+        return "kPrefsErrorSchemaViolation";
     case kPrefsErrorInternal:
         return "kPrefsErrorInternal";
     default:

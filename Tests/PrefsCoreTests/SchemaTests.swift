@@ -66,7 +66,9 @@ private func schemaText(_ specifiers: String) -> String { "{ PreferenceSpecifier
         }
     }
 
-    @Test func readsOfStoredKeysNeverReadTheSchema() throws {
+    /// The schema decides whether a stored value counts, so it is read at
+    /// the first read of the application, stored key or not, and once.
+    @Test func theSchemaIsReadAtTheFirstReadOnce() throws {
         try inSandbox { box in
             let home = box.root + "/data"
             try write("\(home)/\(app).plist", schemaText("{ Key = A; DefaultValue = schema; }"))
@@ -75,10 +77,10 @@ private func schemaText(_ specifiers: String) -> String { "{ PreferenceSpecifier
             _ = try writer.synchronize(application: app)
             let s = store(box, dirs: [home])
             let prefs = try Preferences(applicationID: app, store: s)
-            #expect(prefs.object(forKey: "Stored") == .integer(1))
             #expect(s.withLocked { $0.schemas.isEmpty })
-            #expect(prefs.object(forKey: "A") == .string("schema"))
+            #expect(prefs.object(forKey: "Stored") == .integer(1))
             #expect(s.withLocked { $0.schemas[app]?.path } == "\(home)/\(app).plist")
+            #expect(prefs.object(forKey: "A") == .string("schema"))
             #expect(prefs.object(forKey: "Missing") == nil)
         }
     }

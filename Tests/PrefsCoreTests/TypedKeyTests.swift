@@ -83,18 +83,28 @@ struct TypedKeyTests {
         }
     }
 
-    /// A declared key's default is seen by every reader, through the
-    /// untyped API and the store (the C face's path), with no register
-    /// call; an explicit registration takes precedence.
-    @Test func declaredDefaultsAreVisibleToEveryReader() throws {
+    /// A key's default is declared for the application it is used
+    /// through: seen there by every reader, through the untyped API and the
+    /// store (the C face's path), with no register call; an explicit
+    /// registration takes precedence. Another application's readers do
+    /// not see it until they use the key themselves.
+    @Test func declaredDefaultsBelongToTheirApplication() throws {
         try inSandbox { box in
             let store = box.store()
-            _ = Preferences.Keys.testFontSize
-            #expect(try store.value(forKey: "TestFontSize", application: "com.example.other") == .integer(12))
+            let first = try Preferences(applicationID: "com.example.first", store: store)
             let other = try Preferences(applicationID: "com.example.other", store: store)
-            #expect(other.integer(forKey: "TestFontSize") == 12)
-            other.register(defaults: ["TestFontSize": 20])
-            #expect(other[.testFontSize] == 20)
+            let key = Preferences.Key<Int>("PerAppFontSize", default: 12)
+            #expect(first[key] == 12)
+            #expect(try store.value(forKey: "PerAppFontSize", application: "com.example.first") == .integer(12))
+            #expect(first.integer(forKey: "PerAppFontSize") == 12)
+            #expect(first.objectAndSource(forKey: "PerAppFontSize")?.source == PreferenceSource(.registration, domain: "com.example.first"))
+            #expect(try store.value(forKey: "PerAppFontSize", application: "com.example.other") == nil)
+            #expect(other.object(forKey: "PerAppFontSize") == nil)
+            #expect(other[key] == 12)
+            #expect(other.integer(forKey: "PerAppFontSize") == 12)
+            other.register(defaults: ["PerAppFontSize": 20])
+            #expect(other[key] == 20)
+            #expect(first[key] == 12)
         }
     }
 

@@ -980,12 +980,14 @@ if $CC -std=c99 -Wall -Wextra -pedantic -Werror -I"$WORK" -o "$WORK/schema_heade
     quiet write $N Theme dark
     quiet write $N DefaultFolder Inbox
     ok "schema c/getters: the stored values" "$WORK/schema_header" stored
-    quiet write $N SpellCheck -string perhaps
-    quiet write $N FontSize -int 100
-    quiet write $N LineSpacing -string wide
-    quiet write $N Theme sepia
-    quiet write $N DefaultFolder -int 3
+    # The schema refuses these writes: a hand edit stores them.
+    cat >"$CFG/$N.plist" <<'BADVALUES'
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict><key>DefaultFolder</key><integer>3</integer><key>FontSize</key><integer>100</integer>
+<key>LineSpacing</key><string>wide</string><key>SpellCheck</key><string>perhaps</string><key>Theme</key><string>sepia</string></dict></plist>
+BADVALUES
     ok "schema c/getters: defaults for invalid values (type, range, list)" "$WORK/schema_header" invalid
+    ok "schema c/setters refuse what the schema refuses" "$WORK/schema_header" refuse
     ok "schema c/setters" "$WORK/schema_header" set
     expect "schema c/setters stored what prefs reads" 0 '{
     DefaultFolder = Drafts;
@@ -1025,17 +1027,165 @@ import PrefsCore
 extension Preferences.Keys {
     /// Check spelling
     /// Underline misspelled words while typing.
-    static let \`spellCheck\` = Preferences.Key<Bool>(\"SpellCheck\", default: true)
+    /// Accepts a boolean.
+    static let \`spellCheck\` = Preferences.Key<Bool>(\"SpellCheck\", default: true, accepts: { \$0.kind == .boolean })
     /// Folder for new notes
-    static let \`defaultFolder\` = Preferences.Key<String>(\"DefaultFolder\", default: \"Notes\")
+    /// Accepts a string.
+    static let \`defaultFolder\` = Preferences.Key<String>(\"DefaultFolder\", default: \"Notes\", accepts: { \$0.kind == .string })
     /// Font size
     /// Points, for the text of every note.
-    static let \`fontSize\` = Preferences.Key<Int>(\"FontSize\", default: 13)
+    /// Accepts an integer from 8 to 72.
+    static let \`fontSize\` = Preferences.Key<Int>(\"FontSize\", default: 13, accepts: { guard let x = \$0.integerValue.map({ Double(\$0) }) else { return false }; return x >= 8.0 && x <= 72.0 })
     /// Theme
-    static let \`theme\` = Preferences.Key<String>(\"Theme\", default: \"light\")
+    /// Accepts one of light, dark, system.
+    static let \`theme\` = Preferences.Key<String>(\"Theme\", default: \"light\", accepts: { ([PropertyList.string(\"light\"), PropertyList.string(\"dark\"), PropertyList.string(\"system\")] as [PropertyList]).contains(\$0) })
     /// Line spacing
-    static let \`lineSpacing\` = Preferences.Key<Double>(\"LineSpacing\", default: 1.2)
+    /// Accepts a number from 1 to 3.
+    static let \`lineSpacing\` = Preferences.Key<Double>(\"LineSpacing\", default: 1.2, accepts: { guard let x = \$0.integerValue.map({ Double(\$0) }) ?? \$0.realValue else { return false }; return x >= 1.0 && x <= 3.0 })
 }" "" -- schema swift $N
+# One schema with a specifier of every type: what each writer refuses,
+# what each reader answers for hand-edited values, list and describe.
+E=com.example.every
+cp "$HERE/../schemas/$E.plist" "$SCHEMAS/"
+expect "schema list/application, file, keys" 0 "$E  $SCHEMAS/$E.plist  11 keys
+$N  $SCHEMAS/$N.plist  5 keys" "" -- schema list
+expect "schema describe/a slider" 0 "Size
+  specifier: PSSliderSpecifier
+  type: integer
+  title: Font size
+  description: Points, for the text of every note.
+  default: 13
+  range: 8 ... 72
+  accepts: an integer from 8 to 72
+  file: $SCHEMAS/$E.plist" "" -- schema describe $E Size
+expect "schema describe/a radio group: values with their titles" 0 "Level
+  specifier: PSRadioGroupSpecifier
+  type: integer
+  title: Level
+  default: 1
+  values:
+    1  Low
+    2  Middle
+    3  High
+  accepts: one of 1, 2, 3
+  file: $SCHEMAS/$E.plist" "" -- schema describe $E Level
+expect "schema describe/a key whose default breaks its slider binds nothing" 0 "*" "" -- schema describe $E Broken
+ok "schema describe/... and says so" grep -q "^  type: any (the schema does not bind this key)$" "$WORK/out"
+expect "schema describe/a key the schema does not name: 1" 1 "" "prefs: the schema of $E ($SCHEMAS/$E.plist) does not name Nope" -- schema describe $E Nope
+expect "schema describe/usage: 64" 64 "" "*" -- schema describe $E
+# (key, flags of a refused write, what the message says it accepts)
+while IFS='|' read -r key flags accepts; do
+    [ -f "$CFG/$E.plist" ] && cp "$CFG/$E.plist" "$WORK/before" || rm -f "$WORK/before"
+    # shellcheck disable=SC2086
+    expect "schema write/$key $flags refused, one line" 1 "" "prefs: $key of $E accepts $accepts (its installed schema), not ${flags##* }; nothing was changed" -- write $E $key $flags
+    if [ -f "$WORK/before" ]; then ok "schema write/$key $flags: file unchanged" cmp -s "$WORK/before" "$CFG/$E.plist"; fi
+done <<'REFUSED'
+Toggle|-int 1|a boolean
+YesNo|maybe|one of yes, no
+Size|-int 1000|an integer from 8 to 72
+Size|-float 13.5|an integer from 8 to 72
+Spacing|-float 3.5|a number from 1 to 3
+Theme|sepia|one of light, dark, system
+Level|-int 4|one of 1, 2, 3
+Name|-int 3|a string
+Version|-int 3|a string
+Since|-string 2001|a date
+Token|-int 0|data
+REFUSED
+quiet write $E Toggle -bool NO
+quiet write $E YesNo no
+quiet write $E Size -int 72
+quiet write $E Spacing -int 2
+quiet write $E Theme dark
+quiet write $E Level -int 3
+quiet write $E Name Bob
+quiet write $E Broken -string anything
+expect "schema write/in range: stored" 0 '{
+    Broken = anything;
+    Level = 3;
+    Name = Bob;
+    Size = 72;
+    Spacing = 2;
+    Theme = dark;
+    Toggle = 0;
+    YesNo = no;
+}' "" -- read $E
+printf '{ Free = 1; Size = 9; }' >"$WORK/import-ok.plist"
+printf '<plist version="1.0"><dict><key>Free</key><integer>1</integer><key>Size</key><integer>99</integer></dict></plist>' >"$WORK/import-bad.plist"
+cp "$CFG/$E.plist" "$WORK/before"
+expect "schema import/a value the schema refuses: the whole import is refused" 1 "" "*" -- import $E "$WORK/import-bad.plist"
+ok "schema import/... nothing changed" cmp -s "$WORK/before" "$CFG/$E.plist"
+quiet write -g Size -int 1000
+ok "schema write/the global domain is free" test "$rc" = 0
+cat >"$CFG/$E.plist" <<'BADVALUES'
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict><key>Level</key><real>2</real><key>Name</key><integer>7</integer>
+<key>Size</key><integer>1000</integer><key>Theme</key><string>sepia</string><key>Toggle</key><string>perhaps</string></dict></plist>
+BADVALUES
+cp "$CFG/$E.plist" "$WORK/before"
+expect "schema explain/a hand-edited value is ignored, and why" 0 'Size = 13 (schema)
+  ignored: 1000 (app): the schema accepts an integer from 8 to 72
+  ignored: 1000 (global): the schema accepts an integer from 8 to 72' "" -- explain $E Size
+expect "schema explain/a value of the wrong type" 0 'Level = 1 (schema)
+  ignored: 2 (app): the schema accepts one of 1, 2, 3' "" -- explain $E Level
+capi_app "schema C read/out of range: the default" "integer 13" $E Size
+capi_app "schema C read/not listed: the default" "string light" $E Theme
+capi_app "schema C read/wrong type: the default" "boolean 1" $E Toggle
+capi_app "schema C read/wrong type (string key): the default" "string Anne" $E Name
+ok "schema read/the file is left as it was" cmp -s "$WORK/before" "$CFG/$E.plist"
+# Every specifier type, and reals without a literal: the C header carries
+# the schema's types exactly (a date is a date, data is data, NaN and the
+# infinities are doubles), compiles pedantic, and its getters give the
+# defaults for stored values that break the schema.
+cat >"$WORK/reals.plist" <<'PLIST'
+<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array>
+<dict><key>Type</key><string>PSSliderSpecifier</string><key>Key</key><string>N</string><key>DefaultValue</key><real>nan</real></dict>
+<dict><key>Type</key><string>PSSliderSpecifier</string><key>Key</key><string>I</string><key>DefaultValue</key><real>+infinity</real></dict>
+<dict><key>Type</key><string>PSSliderSpecifier</string><key>Key</key><string>M</string><key>DefaultValue</key><real>-infinity</real><key>MaximumValue</key><real>0</real></dict>
+</array></dict></plist>
+PLIST
+p schema c "$HERE/../schemas/$E.plist"
+cp "$WORK/out" "$WORK/every.h"
+p schema c "$WORK/reals.plist"
+cp "$WORK/out" "$WORK/reals.h"
+cat >"$WORK/every.c" <<'CODE'
+#include "every.h"
+#include "reals.h"
+#include <stdio.h>
+static int failures;
+#define CHECK(c) do { if (!(c)) { failures++; fprintf(stderr, "line %d: %s\n", __LINE__, #c); } } while (0)
+int main(void) {
+    char *s;
+    PrefsPropertyListRef token;
+    CHECK(isnan(reals_get_N()));
+    CHECK(isinf(reals_get_I()) && reals_get_I() > 0);
+    CHECK(isinf(reals_get_M()) && reals_get_M() < 0);
+    CHECK(!reals_set_M(1.0));
+    CHECK(every_get_Size() == 13);
+    CHECK(every_get_Spacing() == 1.5);
+    CHECK(every_get_Toggle() == true);
+    CHECK(every_get_Level() == 1);
+    CHECK(every_get_Since() == 978307200.0);
+    s = every_get_Theme(); CHECK(s != NULL && strcmp(s, "light") == 0); free(s);
+    s = every_get_YesNo(); CHECK(s != NULL && strcmp(s, "yes") == 0); free(s);
+    token = every_get_Token();
+    CHECK(token != NULL && PrefsGetType(token) == kPrefsTypeData && PrefsDataGetLength((PrefsDataRef)token) == 2);
+    PrefsRelease(token);
+    CHECK(!every_set_Size(1000) && !every_set_Level(4) && !every_set_Theme("sepia") && !every_set_Spacing(NAN));
+    CHECK(!every_set_YesNo("maybe"));
+    return failures != 0;
+}
+CODE
+# shellcheck disable=SC2086
+if $CC -std=c99 -Wall -Wextra -pedantic -Werror -I"$WORK" -o "$WORK/every" "$WORK/every.c" \
+        $(pkg-config --cflags --libs prefs) -lm -Wl,-rpath,"$(pkg-config --variable=libdir prefs)" 2>"$WORK/cc.log"; then
+    pass "schema c/every type and NaN, infinities: compiles pedantic"
+    ok "schema c/every type: getters give the defaults for hand-edited values, setters refuse" "$WORK/every"
+    ok "schema c/a date is a double getter, not a string" grep -q "^static inline double every_get_Since(void)" "$WORK/every.h"
+else
+    fail "schema c/every type and NaN, infinities: compiles pedantic" "$(head -c 600 "$WORK/cc.log")"
+fi
+quiet delete -g Size
 expect "schema/usage: 64" 64 "" "*" -- schema frobnicate x
 expect "ui/a host flag: 64" 64 "" "*" -- -currentHost ui $N
 expect "schema/a host flag: 64" 64 "" "*" -- -currentHost schema show $N

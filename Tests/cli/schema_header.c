@@ -7,6 +7,8 @@
  *   stored    valid values stored by prefs: the getters return them
  *   invalid   values of another type, out of range, not listed: defaults
  *   set       the setters store values prefs then reads
+ *   refuse    the setters refuse what the schema refuses (false), storing
+ *             nothing
  *
  * Prints one line per failed check; exit status 0 when all passed.
  */
@@ -52,15 +54,31 @@ int main(int argc, char **argv)
         CHECK(string_is(notes_get_Theme(), "dark"));
         CHECK(string_is(notes_get_DefaultFolder(), "Inbox"));
     } else if (strcmp(phase, "set") == 0) {
-        notes_set_SpellCheck(false);
-        notes_set_FontSize(40);
-        notes_set_LineSpacing(1.5);
-        notes_set_Theme("system");
-        notes_set_DefaultFolder("Drafts");
+        CHECK(notes_set_SpellCheck(false));
+        CHECK(notes_set_FontSize(40));
+        CHECK(notes_set_LineSpacing(1.5));
+        CHECK(notes_set_Theme("system"));
+        CHECK(notes_set_DefaultFolder("Drafts"));
         CHECK(notes_get_FontSize() == 40);
         CHECK(PrefsAppSynchronize(NOTES_APPLICATION_ID));
+    } else if (strcmp(phase, "refuse") == 0) {
+        CHECK(!notes_set_FontSize(1000));
+        CHECK(!notes_set_FontSize(7));
+        CHECK(!notes_set_LineSpacing(3.5));
+        CHECK(!notes_set_LineSpacing(NAN));
+        CHECK(!notes_set_Theme("sepia"));
+        CHECK(notes_get_FontSize() == 13);
+        CHECK(string_is(notes_get_Theme(), "light"));
+        /* The library refuses too: the generated check is not the only one. */
+        PrefsNumberRef big = PrefsNumberCreateInt64(1000);
+        PrefsSetAppValue(NOTES_KEY_FontSize, big, NOTES_APPLICATION_ID);
+        PrefsRelease(big);
+        PrefsErrorRef e = PrefsCopyLastError();
+        CHECK(e != NULL && PrefsErrorGetCode(e) == kPrefsErrorSchemaViolation);
+        PrefsRelease(e);
+        CHECK(notes_get_FontSize() == 13);
     } else {
-        fprintf(stderr, "usage: %s defaults|stored|invalid|set\n", argv[0]);
+        fprintf(stderr, "usage: %s defaults|stored|invalid|set|refuse\n", argv[0]);
         return 2;
     }
     return failures != 0;

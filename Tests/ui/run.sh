@@ -10,6 +10,9 @@
 #   edits (a refused value changes nothing and says why; a valid one is
 #   stored and read back by prefs); d removes the user's value and the
 #   default shows again; a file that does not parse is listed in its pane;
+#   the selected key's schema (title, description, type, what it accepts)
+#   and the values it shadows show; a value the schema refuses says what is
+#   accepted; listed values are chosen from a list;
 #   q quits and the terminal is restored (the shell's screen is back, the
 #   line discipline is canonical with echo); TERM=dumb gives a plain listing.
 #
@@ -118,6 +121,33 @@ fi
 T send-keys -t ui d
 expect "ui/d-shows-default" "^FontSize +13 +schema +\[default\]"
 if ! "$PREFS" read $APP FontSize >/dev/null 2>&1; then pass "ui/d-removed-user-value"; else fail "ui/d-removed-user-value" "still stored"; fi
+
+# The schema: the selected key's title, description, type and what it
+# accepts; a value it refuses says so; a listed value is chosen from a list;
+# a hand-edited value it ignores shows as shadowed. (Up and Down rather
+# than Home and End, which terminals send in several ways.)
+T send-keys -t ui Up Up Up Up Up Down
+expect "ui/schema-title-and-description" "^Font size: Points, for the text of every note\."
+expect "ui/schema-type-and-range" "^type: integer  accepts: an integer from 8 to 72"
+T send-keys -t ui Enter C-u; T send-keys -t ui -l "1000"; T send-keys -t ui Enter
+expect "ui/schema-refusal-says-what-is-accepted" "refused: FontSize of com.example.notes accepts an integer from 8 to"
+if ! "$PREFS" read $APP FontSize >/dev/null 2>&1; then pass "ui/schema-refusal-stores-nothing"; else fail "ui/schema-refusal-stores-nothing" "stored"; fi
+T send-keys -t ui Down Down Down Down Down Enter
+expect "ui/schema-choice-list" "Same as the system"
+expect "ui/schema-choice-list-values" "dark +Dark"
+T send-keys -t ui Up Enter
+expect "ui/schema-choice-stored" "^Theme +dark +app"
+if [ "$("$PREFS" read $APP Theme)" = dark ]; then pass "ui/schema-choice-read-back"; else fail "ui/schema-choice-read-back" "$("$PREFS" read $APP Theme)"; fi
+T send-keys -t ui Down Down Down Down Down Enter Escape
+expect "ui/schema-choice-cancelled" "choice cancelled"
+sleep 1.1
+printf '<plist version="1.0"><dict><key>FontSize</key><integer>1000</integer><key>Theme</key><string>dark</string></dict></plist>' \
+    >"$XDG_CONFIG_HOME/$APP.plist"
+T send-keys -t ui Up Up Up Up Up Down
+expect "ui/schema-ignored-value-reads-default" "^FontSize +13 +schema +\[default\]" 2
+expect "ui/schema-shadowed-ignored-value" "^shadows: 1000 \(app, ignored: breaks the schema\)"
+T send-keys -t ui Down Down Down Down Down
+expect "ui/shadowed-schema-default" "^shadows: light \(schema\)"
 
 # A file of the search list that does not parse: listed in its pane.
 printf 'not a plist <<<' >"$XDG_CONFIG_HOME/.GlobalPreferences.plist"

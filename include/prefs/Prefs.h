@@ -51,9 +51,9 @@
 
 /** The version of this header: major * 10000 + minor * 100 + patch.
  *  A literal, so that Swift and the preprocessor can both read it. */
-#define PREFS_VERSION_NUMBER 10200
+#define PREFS_VERSION_NUMBER 10300
 /** The version of this header as text. */
-#define PREFS_VERSION_STRING "1.2.0"
+#define PREFS_VERSION_STRING "1.3.0"
 
 /* ------------------------------------------------------------------ */
 /* Portability                                                        */
@@ -162,6 +162,9 @@ typedef enum PrefsErrorCode {
     kPrefsErrorCorruptFile = 8,
     /** A managed (forced) value decides this key; the write was refused. */
     kPrefsErrorForcedValue = 9,
+    /** The application's installed schema does not accept the value (its
+     *  type, range or listed values); nothing was stored. Since 1.3. */
+    kPrefsErrorSchemaViolation = 10,
     /** Anything else; a bug if you see it. */
     kPrefsErrorInternal = 100
 } PrefsErrorCode;
@@ -553,6 +556,33 @@ typedef enum PrefsSource {
  *  arguments, derived languages) or no layer has the key. Refused as
  *  PrefsCopyAppValue is (NULL, kPrefsSourceNone). Since 1.2. Thread-safe. */
 PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsCopyAppValueAndSource(const char *key, const char *applicationID, PrefsSource *outSource, char *PREFS_NULLABLE *PREFS_NULLABLE outDomainName);
+
+/** How the app's installed schema describes `key` (+1 dictionary, free with
+ *  PrefsRelease), as `prefs schema describe` prints it: "Key", "Type" (the
+ *  specifier's, e.g. "PSSliderSpecifier"), "File" (the schema file), and
+ *  when present "ValueType" ("boolean", "integer", "real", "number",
+ *  "string", "date", "data", "array", "dictionary" or "mixed"), "Title",
+ *  "Description", "DefaultValue", "MinimumValue" and "MaximumValue" (reals),
+ *  "Values" and "Titles" (what a list accepts), "Accepts" (a phrase such as
+ *  "an integer from 8 to 72"). A key without "Accepts" is free: writes of
+ *  it are not checked. NULL, with no error, when the app has no installed
+ *  schema or it does not name `key`; NULL and kPrefsErrorCorruptFile when
+ *  the schema does not parse; NULL and kPrefsErrorInvalidArgument or
+ *  kPrefsErrorInvalidApplicationID for unusable arguments. Since 1.3.
+ *  Thread-safe. */
+PREFS_EXPORT PrefsDictionaryRef PREFS_NULLABLE PrefsCopyAppKeySchema(const char *key, const char *applicationID);
+
+/** Every layer of the app's search list that holds `key`, as `prefs explain`
+ *  shows it (+1 array, free with PrefsRelease; empty when no layer holds
+ *  it): dictionaries with "Value", "Source" (an integer, a PrefsSource) and
+ *  "Domain" (a string, absent when the layer has none). The first is what
+ *  PrefsCopyAppValueAndSource returns; the others are shadowed by it. A
+ *  value the installed schema does not accept has "Ignored" = true and
+ *  "Reason" (what the key accepts): it is then shadowed by the schema's
+ *  default, which comes first. NULL when the arguments are refused
+ *  (kPrefsErrorInvalidArgument, kPrefsErrorInvalidApplicationID). Since
+ *  1.3. Thread-safe. */
+PREFS_EXPORT PrefsArrayRef PREFS_NULLABLE PrefsCopyAppValueSources(const char *key, const char *applicationID);
 
 /** Sets `key` in the app's current-user, any-host domain (NULL value:
  *  removes it). This process sees it at once; see "Persistence" above.

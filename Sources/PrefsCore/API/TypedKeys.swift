@@ -18,11 +18,13 @@ extension Preferences {
     /// A preference's key, the Swift type of its value, and its default.
     ///
     /// The default is the answer when no domain holds a valid value for the
-    /// key. It is declared when the key is made (a `static let` is made at
-    /// its first use) and from then on every reader of every application in
-    /// the process sees it, C callers included, as a registered default is,
-    /// without a call to register it; an explicit ``Preferences/register(defaults:)``
-    /// takes precedence. A stored value of another type reads as the
+    /// key. It is declared for an application when the key is first used
+    /// through that application's ``Preferences`` (a read that finds no
+    /// valid value, a set, reset or ``Preferences/isSet(_:)``), and from
+    /// then on every reader of that application in the process sees it, C
+    /// callers included, as a registered default is, without a call to
+    /// register it; other applications' readers do not. An explicit
+    /// ``Preferences/register(defaults:)`` takes precedence. A stored value of another type reads as the
     /// default, never a crash.
     ///
     /// `Value` is a ``PropertyListConvertible`` type (`Int`, `String`,
@@ -36,6 +38,9 @@ extension Preferences {
         public let defaultValue: Value
         @usableFromInline let decode: @Sendable (PropertyList) -> Value?
         let encode: @Sendable (Value) throws(PrefsError) -> PropertyList?
+        /// The stored values the key takes (nil: every value its type
+        /// reads); see ``init(_:default:accepts:)``.
+        @usableFromInline var accepts: (@Sendable (PropertyList) -> Bool)? = nil
 
         init(
             name: String, defaultValue: Value, decode: @escaping @Sendable (PropertyList) -> Value?,
@@ -45,8 +50,17 @@ extension Preferences {
             self.defaultValue = defaultValue
             self.decode = decode
             self.encode = encode
+            declared = try? encode(defaultValue)
             super.init()
-            if let p = try? encode(defaultValue) { DeclaredDefaults.declare(name, p) }
+        }
+
+        /// The default as stored, declared for an application at its first
+        /// use there (nil when it cannot be stored).
+        let declared: PropertyList?
+
+        /// Declares the default for `app`'s readers (see `DeclaredDefaults`).
+        @usableFromInline func declare(in app: String) {
+            if let declared { DeclaredDefaults.declare(name, declared, application: app) }
         }
 
         /// A key whose value a property list holds directly.
@@ -54,6 +68,32 @@ extension Preferences {
             self.init(
                 name: name, defaultValue: defaultValue, decode: { Value(propertyList: $0) },
                 encode: { $0.propertyList })
+        }
+
+        /// A key whose stored values are checked by `accepts`, as a
+        /// schema's type, range or list of values binds them (the code
+        /// `prefs schema swift` generates passes its rule): a stored value
+        /// it refuses reads as the default, and ``Preferences/set(_:for:)``
+        /// throws `.schemaViolation` for one, storing nothing. The default
+        /// itself should pass. `accepts` is called under no lock, on any
+        /// thread.
+        public convenience init(
+            _ name: String, default defaultValue: Value, accepts: @escaping @Sendable (PropertyList) -> Bool
+        ) where Value: PropertyListConvertible {
+            self.init(
+                name: name, defaultValue: defaultValue,
+                decode: { p in accepts(p) ? Value(propertyList: p) : nil },
+                encode: { (v: Value) throws(PrefsError) -> PropertyList? in
+                    guard let p = v.propertyList else { return nil }
+                    guard accepts(p) else {
+                        throw PrefsError(
+                            .schemaViolation,
+                            "\(OldStylePlist.format(.string(name))) does not accept \(SettingsSchema.oneLine(p)); nothing was changed"
+                        )
+                    }
+                    return p
+                })
+            self.accepts = accepts
         }
 
         /// A key whose value is stored as its raw value (an enum of
@@ -85,7 +125,10 @@ extension Preferences {
     /// changes nothing (``set(_:for:)`` says why).
     public subscript<Value>(key: Key<Value>) -> Value {
         @inlinable get {
-            guard let p = object(forKey: key.name), let v = key.decode(p) else { return key.defaultValue }
+            guard let p = object(forKey: key.name), let v = key.decode(p) else {
+                key.declare(in: applicationID)
+                return key.defaultValue
+            }
             return v
         }
         nonmutating set { try? set(newValue, for: key) }
@@ -97,7 +140,10 @@ extension Preferences {
     /// costs what ``object(forKey:)`` costs.
     public subscript<Value: PropertyListConvertible>(key: Key<Value>) -> Value {
         @inlinable get {
-            guard let p = object(forKey: key.name), let v = Value(propertyList: p) else { return key.defaultValue }
+            guard let p = object(forKey: key.name), key.accepts?(p) ?? true, let v = Value(propertyList: p) else {
+                key.declare(in: applicationID)
+                return key.defaultValue
+            }
             return v
         }
         nonmutating set { try? set(newValue, for: key) }
@@ -107,12 +153,14 @@ extension Preferences {
     /// and `.unrepresentable` for a value a property list cannot hold;
     /// nothing changes then.
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(PrefsError) {
+        key.declare(in: applicationID)
         try store.set([(key.name, key.encode(value))], in: DomainID(application: applicationID, user: .current, host: .any))
     }
 
     /// Removes the user's value of `key`: the default (or a lower layer's
     /// value) shows again.
     public func reset<Value>(_ key: Key<Value>) {
+        key.declare(in: applicationID)
         removeObject(forKey: key.name)
     }
 
@@ -120,7 +168,8 @@ extension Preferences {
     /// holds a value for `key`: the user, an administrator, a suite, the
     /// global domain or the command line.
     public func isSet<Value>(_ key: Key<Value>) -> Bool {
-        ((try? store.valueIgnoringDefaults(forKey: key.name, application: applicationID)) ?? nil) != nil
+        key.declare(in: applicationID)
+        return ((try? store.valueIgnoringDefaults(forKey: key.name, application: applicationID)) ?? nil) != nil
     }
 }
 

@@ -61,7 +61,8 @@ extension Preferences {
     /// The typed value for `key` (its default when unset or invalid) now,
     /// then after every change, as ``updates(forKey:)``.
     public func updates<Value>(for key: Key<Value>) -> AsyncStream<Value> {
-        stream(key.name) { p in p.flatMap(key.decode) ?? key.defaultValue }
+        key.declare(in: applicationID)
+        return stream(key.name) { p in p.flatMap(key.decode) ?? key.defaultValue }
     }
 
     /// Calls `callback` with the new value for `key` after every change
@@ -71,7 +72,8 @@ extension Preferences {
     /// library). Keep the returned observation: cancelling or dropping it
     /// stops the calls.
     public func observe<Value>(_ key: Key<Value>, _ callback: @escaping @Sendable (Value) -> Void) -> PreferenceObservation {
-        observe(forKey: key.name) { p in callback(p.flatMap(key.decode) ?? key.defaultValue) }
+        key.declare(in: applicationID)
+        return observe(forKey: key.name) { p in callback(p.flatMap(key.decode) ?? key.defaultValue) }
     }
 
     /// Calls `callback` with the new value for `key` (`nil`: absent) after

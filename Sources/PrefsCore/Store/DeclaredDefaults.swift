@@ -1,14 +1,16 @@
 import Synchronization
 
 /// The defaults of the typed keys this process has declared
-/// (`Preferences.Key`), searched by every store after the registration
-/// domains, for every application, as Foundation's registration domain is
-/// shared by the whole process.
+/// (`Preferences.Key`), per application: searched by every store after the
+/// registration domains of that application.
 ///
-/// A key declares its default when it is made (a `static let` key, at its
-/// first use), so every reader in the process, C callers included, sees it
-/// from then on without a call to register it. Its lock is a leaf: taken
-/// under a store's lock, never held while taking another.
+/// A key declares its default for an application when it is first used
+/// through that application's `Preferences` (a typed read that finds no
+/// valid value, a typed set, reset or `isSet`), so every reader of that
+/// application in the process, C callers included, sees it from then on
+/// without a call to register it. Another application's readers do not:
+/// a key's default belongs to the preferences it is read through. Its lock
+/// is a leaf: taken under a store's lock, never held while taking another.
 ///
 /// Stores are not told of a new default: each compares ``generation`` with
 /// the one it last saw at its next read (one load, like the change
@@ -17,27 +19,27 @@ import Synchronization
 /// taken to a store that another thread just let go of makes this thread
 /// run its deinit, which waits for that very lock.
 enum DeclaredDefaults {
-    private static let values = Mutex(PropertyListDictionary())
+    private static let values = Mutex([String: PropertyListDictionary]())
     /// Moves each time a default is declared or changed.
     static let generation = Atomic<Int>(0)
 
-    /// The declared default of `key`, if any.
-    static func value(_ key: PropertyList.Key) -> PropertyList? {
-        values.withLock { $0[key] }
+    /// The default `app` declared for `key`, if any.
+    static func value(_ key: PropertyList.Key, application app: String) -> PropertyList? {
+        values.withLock { $0[app]?[key] }
     }
 
-    /// Every declared default.
-    static var all: PropertyListDictionary {
-        values.withLock { $0 }
+    /// Every default declared for `app`.
+    static func all(application app: String) -> PropertyListDictionary {
+        values.withLock { $0[app] ?? [:] }
     }
 
-    /// Declares `value` as the default of `key`; every store sees it from
-    /// its next read on, and tells its observers what it changed.
-    static func declare(_ key: String, _ value: PropertyList) {
+    /// Declares `value` as the default of `key` for `app`; every store sees
+    /// it from its next read on, and tells its observers what it changed.
+    static func declare(_ key: String, _ value: PropertyList, application app: String) {
         let k = PropertyList.Key(key)
         let changed = values.withLock { d -> Bool in
-            if d[k] == value { return false }
-            d[k] = value
+            if d[app]?[k] == value { return false }
+            d[app, default: [:]][k] = value
             return true
         }
         if changed { generation.add(1, ordering: .releasing) }

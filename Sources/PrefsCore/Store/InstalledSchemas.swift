@@ -14,6 +14,9 @@ extension PreferencesStore {
         var files: [(path: String, stamp: FileSystem.Stamp)] = []
         /// The defaults it declares; empty when none or when it is unusable.
         var values = PropertyListDictionary()
+        /// What each key the schema binds accepts (writes are refused and
+        /// stored values ignored when they break it).
+        var constraints: [PropertyList.Key: SettingsSchema.Constraint] = [:]
         /// The parsed schema, for tools; nil when none or unusable.
         var schema: SettingsSchema?
         /// Why it could not be used.
@@ -22,31 +25,67 @@ extension PreferencesStore {
 
     /// Looks for `v`'s installed schema if no read has yet, and adds its
     /// defaults to the view. The schema is the last layer, so it only
-    /// fills keys no other layer has: no rebuild of the whole view.
+    /// fills keys no other layer has, unless it binds keys (a stored value
+    /// may then be ignored) or declares languages: the view is rebuilt.
     func loadSchema(_ v: SearchView, _ s: inout State) {
         guard !v.schemaChecked else { return }
         v.schemaChecked = true
-        let values = installedSchema(v.application, &s).values
-        guard !values.isEmpty else { return }
+        let schema = installedSchema(v.application, &s)
+        let values = schema.values
+        guard !values.isEmpty || !schema.constraints.isEmpty else { return }
         // Without a merged view, reads look the schema layer up like any
         // other. The languages and locale a view makes up give way to a
         // schema's.
         guard v.merged != nil else { return }
-        if values["AppleLanguages"] != nil || values["AppleLocale"] != nil {
+        if !schema.constraints.isEmpty || values["AppleLanguages"] != nil || values["AppleLocale"] != nil {
             rebuild(v, &s)
             return
         }
         for (k, x) in values where v.merged![k] == nil { v.merged![k] = x }
     }
 
-    /// The value a read of `key` returns along `v`'s search list: at the
-    /// view's first miss, its installed schema is looked for first.
+    /// The value a read of `key` returns along `v`'s search list. The
+    /// installed schema is looked for at the view's first read (a few
+    /// `stat` calls), since it decides whether a stored value counts.
     @inline(__always)
     func answered(_ key: PropertyList.Key, _ v: SearchView, _ s: inout State) -> PropertyList? {
-        let found = searched(key, v, &s)
-        if found != nil || v.schemaChecked { return found }
-        loadSchema(v, &s)
+        if !v.schemaChecked { loadSchema(v, &s) }
         return searched(key, v, &s)
+    }
+
+    /// `found`, the first value of `key` along `app`'s layers, as a read
+    /// returns it: the schema's default (nil when it declares none) when
+    /// `found` breaks what the installed schema says the key accepts.
+    @inline(__always)
+    func enforced(_ key: PropertyList.Key, _ found: PropertyList?, _ app: String, _ s: borrowing State) -> PropertyList? {
+        guard let found, let schema = s.schemas[app], !schema.constraints.isEmpty, let c = schema.constraints[key], !c.accepts(found) else {
+            return found
+        }
+        return schema.values[key]
+    }
+
+    /// Replaces in `merged` the values that break `app`'s installed
+    /// schema with its defaults.
+    func enforce(_ merged: inout PropertyListDictionary, _ app: String, _ s: borrowing State) {
+        guard let schema = s.schemas[app], !schema.constraints.isEmpty else { return }
+        for (k, c) in schema.constraints {
+            guard let x = merged[k], !c.accepts(x) else { continue }
+            merged[k] = schema.values[k]
+        }
+    }
+
+    /// Refuses, naming the key and what it accepts, a change that breaks
+    /// `app`'s installed schema (`.schemaViolation`); nothing is changed.
+    func checkSchema<C: Collection<(String, PropertyList?)>>(_ changes: C, _ app: String, _ s: inout State) throws(PrefsError) {
+        let schema = installedSchema(app, &s)
+        guard !schema.constraints.isEmpty else { return }
+        for (key, value) in changes {
+            guard let value, let c = schema.constraints[PropertyList.Key(key)], !c.accepts(value) else { continue }
+            let shown = SettingsSchema.oneLine(value)
+            throw PrefsError(
+                .schemaViolation,
+                "\(OldStylePlist.format(.string(key))) of \(app) accepts \(c.summary) (its installed schema), not \(shown); nothing was changed")
+        }
     }
 
     /// `app`'s view with every layer, its installed schema included.
@@ -75,6 +114,7 @@ extension PreferencesStore {
                 let schema = try SettingsSchema.load(candidate)
                 out.files = schema.files
                 out.values = schema.defaults
+                out.constraints = schema.constraints
                 out.schema = schema
                 s.unreported[candidate] = nil
             } catch {
@@ -137,5 +177,31 @@ extension PreferencesStore {
         if let problem = found.problem { throw problem }
         guard let path = found.path, let schema = found.schema else { return nil }
         return (path, schema)
+    }
+
+    /// The installed schemas: for each application whose `<id>.plist` is
+    /// the first in ``Locations/schemaDirectories``, its file and the
+    /// number of keys it names, or why it cannot be used. Files that an
+    /// installed schema reads as a child pane are not listed. Sorted by
+    /// application.
+    package func installedSchemas() -> [(application: String, path: String, keys: Int?, problem: PrefsError?)] {
+        var seen = Set<String>()
+        var found: [(application: String, path: String, keys: Int?, problem: PrefsError?)] = []
+        var panes = Set<String>()
+        for dir in locations.schemaDirectories {
+            for name in FileSystem.list(dir) where name.hasSuffix(".plist") && !name.hasPrefix(".") {
+                let app = String(name.dropLast(".plist".count))
+                guard ApplicationID.problem(app) == nil, seen.insert(app).inserted else { continue }
+                let path = "\(dir)/\(name)"
+                do throws(PrefsError) {
+                    let schema = try SettingsSchema.load(path)
+                    for f in schema.files.dropFirst() { panes.insert(f.path) }
+                    found.append((app, path, schema.keyed.count + (schema.specifiers.isEmpty ? schema.defaults.count : 0), nil))
+                } catch {
+                    found.append((app, path, nil, error))
+                }
+            }
+        }
+        return found.filter { !panes.contains($0.path) }.sorted { PropertyList.Key($0.application) < PropertyList.Key($1.application) }
     }
 }

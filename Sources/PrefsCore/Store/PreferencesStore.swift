@@ -167,8 +167,9 @@ public final class PreferencesStore: @unchecked Sendable {
     /// list of `handle`'s application: one hash lookup, no allocation, no
     /// system call.
     ///
-    /// The installed schema is read at the first read that no other layer
-    /// answers, so reads of stored keys never pay for it.
+    /// The installed schema is looked for at the application's first read
+    /// (a few `stat` calls, once), since it decides whether a stored value
+    /// counts: a value that breaks it reads as the schema's default.
     ///
     /// `problem` is set when this read is the first to meet a file of the
     /// search list that cannot be used (it does not parse, it cannot be

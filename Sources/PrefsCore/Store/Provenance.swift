@@ -73,7 +73,11 @@ extension PreferencesStore {
 
     /// Every layer of `app`'s search list that holds `key`, in search
     /// order: the first is what a read returns, the others are shadowed by
-    /// it. Empty when no layer holds it.
+    /// it. Empty when no layer holds it. When the first value found breaks
+    /// what the installed schema says the key accepts, the schema's default
+    /// comes first (with ``PreferenceSource/Layer/schema``) and the values
+    /// follow in search order, the ignored one included (see
+    /// ``schemaDescription(forKey:application:)``).
     public func sources(forKey key: String, application app: String) throws(PrefsError) -> [(value: PropertyList, source: PreferenceSource)] {
         try sources(forKey: key, application: app, all: true)
     }
@@ -84,20 +88,30 @@ extension PreferencesStore {
         return withLocked { s in
             noticeChanges(&s)
             var out: [(value: PropertyList, source: PreferenceSource)] = []
-            for layer in fullView(app, &s).layers {
+            layers: for layer in fullView(app, &s).layers {
                 if case .languages = layer {
                     for lang in s.languages.list {
                         if let v = s.volatile[lang]?[k] {
                             out.append((v, PreferenceSource(.language, domain: lang)))
-                            if !all { return out }
+                            if !all { break layers }
                         }
                     }
                     continue
                 }
                 guard let v = lookup(k, in: layer, &s) else { continue }
                 out.append((v, source(of: layer, app, s)))
-                if !all { return out }
+                if !all { break }
             }
+            // A value that breaks the installed schema is shadowed by the
+            // schema's default (or by nothing, when it declares none).
+            if let first = out.first, enforced(k, first.value, app, s) != first.value {
+                let schemaSource = PreferenceSource(.schema, domain: app)
+                out.removeAll { $0.source == schemaSource }
+                guard all else { return s.schemas[app]?.values[k].map { [($0, schemaSource)] } ?? [] }
+                if let d = s.schemas[app]?.values[k] { out.insert((d, schemaSource), at: 0) }
+                return out
+            }
+            if !out.isEmpty && !all { return out }
             if key == "AppleLanguages" {
                 out.append((.array(s.languages.list.map { .string($0) }), PreferenceSource(.language, domain: nil)))
             } else if key == "AppleLocale" {

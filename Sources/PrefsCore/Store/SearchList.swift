@@ -47,8 +47,9 @@ extension PreferencesStore {
         case arguments
         case languages
         case registration(String)
-        /// The defaults of the typed keys the process declared.
-        case declared
+        /// The defaults of the typed keys the process declared for this
+        /// application.
+        case declared(String)
         /// The defaults of the application's installed schema.
         case schema(String)
     }
@@ -74,7 +75,7 @@ extension PreferencesStore {
         l.append(.languages)
         if !isGlobal { l.append(.registration(app)) }
         l.append(.registration(globalDomainName))
-        l.append(.declared)
+        l.append(.declared(app))
         l.append(.schema(app))
         return l
     }
@@ -115,7 +116,7 @@ extension PreferencesStore {
             }
             return nil
         case .registration(let app): return s.registration[app]?[key]
-        case .declared: return DeclaredDefaults.value(key)
+        case .declared(let app): return DeclaredDefaults.value(key, application: app)
         case .schema(let app): return s.schemas[app]?.values[key]
         }
     }
@@ -131,7 +132,7 @@ extension PreferencesStore {
             }
             return merged
         case .registration(let app): return s.registration[app] ?? [:]
-        case .declared: return DeclaredDefaults.all
+        case .declared(let app): return DeclaredDefaults.all(application: app)
         case .schema(let app): return s.schemas[app]?.values ?? [:]
         }
     }
@@ -179,7 +180,7 @@ extension PreferencesStore {
     /// The first value of `key` along `v`'s layers, without the merged view.
     func lookUp(_ key: PropertyList.Key, along v: SearchView, _ s: inout State) -> PropertyList? {
         for i in v.layers.indices {
-            if let x = lookup(key, at: i, of: v, &s) { return x }
+            if let x = lookup(key, at: i, of: v, &s) { return v.schemaChecked ? enforced(key, x, v.application, s) : x }
         }
         if key == "AppleLanguages" { return .array(s.languages.list.map { .string($0) }) }
         if key == "AppleLocale" { return .string(s.languages.locale) }
@@ -205,6 +206,7 @@ extension PreferencesStore {
             merged["AppleLanguages"] = .array(s.languages.list.map { .string($0) })
         }
         if merged["AppleLocale"] == nil { merged["AppleLocale"] = .string(s.languages.locale) }
+        enforce(&merged, v.application, s)
         v.merged = merged
     }
 

@@ -45,6 +45,135 @@ package struct SettingsSchema: Sendable {
             falseValue = s["FalseValue"]
             self.file = file
         }
+
+        /// What the specifier's key accepts; nil when it binds nothing: a
+        /// specifier without a key, of a type that says nothing of its
+        /// value (group, child pane, unknown), or whose own `DefaultValue`
+        /// breaks what it says (`schema check` reports that one).
+        package var constraint: Constraint? {
+            guard key != nil else { return nil }
+            var c: Constraint
+            switch type {
+            case "PSToggleSwitchSpecifier":
+                if let t = trueValue, let f = falseValue { c = Constraint(.oneOf([t, f])) } else { c = Constraint(.kind(.boolean)) }
+            case "PSSliderSpecifier":
+                c = Constraint(.number(integral: defaultValue?.integerValue != nil))
+                c.minimum = minimum
+                c.maximum = maximum
+            case "PSMultiValueSpecifier", "PSRadioGroupSpecifier":
+                if let values, !values.isEmpty {
+                    c = Constraint(.oneOf(values))
+                    c.titles = titles?.count == values.count ? titles : nil
+                } else if let d = defaultValue {
+                    c = Constraint(.kind(d.kind))
+                } else {
+                    return nil
+                }
+            case "PSTextFieldSpecifier", "PSTitleValueSpecifier":
+                c = Constraint(.kind(defaultValue?.kind ?? .string))
+            default: return nil
+            }
+            if let d = defaultValue, !c.accepts(d) { return nil }
+            return c
+        }
+    }
+
+    /// What a key named by a schema accepts: a type, a range, or a list of
+    /// values. A value type; thread-safe.
+    package struct Constraint: Sendable, Equatable {
+        /// The shape of the accepted values.
+        package enum Accepted: Sendable, Equatable {
+            /// Any value of this kind.
+            case kind(PropertyList.Kind)
+            /// A number: only integers when `integral`, else integers and
+            /// reals; within ``minimum`` and ``maximum``.
+            case number(integral: Bool)
+            /// One of these values exactly.
+            case oneOf([PropertyList])
+        }
+        /// The shape of the accepted values.
+        package var accepted: Accepted
+        /// The smallest number accepted (`MinimumValue`).
+        package var minimum: Double? = nil
+        /// The largest number accepted (`MaximumValue`).
+        package var maximum: Double? = nil
+        /// The `Titles` of ``Accepted/oneOf(_:)``'s values, when one per value.
+        package var titles: [String]? = nil
+
+        init(_ accepted: Accepted) { self.accepted = accepted }
+
+        /// Whether `v` fits. A NaN fits no range; a range with a NaN bound,
+        /// or whose minimum is above its maximum, fits nothing.
+        package func accepts(_ v: PropertyList) -> Bool {
+            switch accepted {
+            case .kind(let k): return v.kind == k
+            case .oneOf(let values): return values.contains(v)
+            case .number(let integral):
+                let x: Double
+                if let i = v.integerValue {
+                    x = Double(i)
+                } else if !integral, let r = v.realValue {
+                    x = r
+                } else {
+                    return false
+                }
+                if let lo = minimum, !(x >= lo) { return false }
+                if let hi = maximum, !(x <= hi) { return false }
+                return true
+            }
+        }
+
+        /// The value type, in words: `boolean`, `integer`, `real`,
+        /// `number`, `string`, `date`, `data`, `array`, `dictionary`, or the
+        /// listed values' kind (`mixed` when they differ).
+        package var typeName: String {
+            switch accepted {
+            case .kind(let k): return Self.name(k)
+            case .number(let integral): return integral ? "integer" : "number"
+            case .oneOf(let values):
+                let kinds = Set(values.map { Self.name($0.kind) })
+                return kinds.count == 1 ? kinds.first! : "mixed"
+            }
+        }
+
+        /// What is accepted, in a phrase: `an integer from 8 to 72`, `a
+        /// boolean`, `one of 1, 2, 3`. Values are quoted as `prefs read`
+        /// quotes them inside containers (escaped, never raw).
+        package var summary: String {
+            switch accepted {
+            case .kind(let k):
+                let n = Self.name(k)
+                return (["integer", "array"].contains(n) ? "an " : n == "data" ? "" : "a ") + n
+            case .number(let integral):
+                var s = integral ? "an integer" : "a number"
+                switch (minimum, maximum) {
+                case (let lo?, let hi?): s += " from \(SettingsSchema.numberText(lo)) to \(SettingsSchema.numberText(hi))"
+                case (let lo?, nil): s += " of at least \(SettingsSchema.numberText(lo))"
+                case (nil, let hi?): s += " of at most \(SettingsSchema.numberText(hi))"
+                case (nil, nil): break
+                }
+                return s
+            case .oneOf(let values):
+                let shown = values.prefix(20).map { SettingsSchema.oneLine($0) }
+                return "one of " + shown.joined(separator: ", ") + (values.count > 20 ? ", ... (\(values.count) values)" : "")
+            }
+        }
+
+        /// A kind's name as messages and descriptions give it: `string`,
+        /// `integer`, `real`, `boolean`, `date`, `data`, `array`,
+        /// `dictionary`.
+        package static func name(_ k: PropertyList.Kind) -> String {
+            switch k {
+            case .string: "string"
+            case .integer: "integer"
+            case .real: "real"
+            case .boolean: "boolean"
+            case .date: "date"
+            case .data: "data"
+            case .array: "array"
+            case .dictionary: "dictionary"
+            }
+        }
     }
 
     /// Every specifier, child panes' in place of the pane that names them.
@@ -191,6 +320,30 @@ package struct SettingsSchema: Sendable {
             }
         }
         return out
+    }
+
+    /// What each key the schema names accepts (see
+    /// ``Specifier/constraint``), for the keys that are bound.
+    package var constraints: [PropertyList.Key: Constraint] {
+        var out: [PropertyList.Key: Constraint] = [:]
+        for s in keyed { if let c = s.constraint { out[PropertyList.Key(s.key!)] = c } }
+        return out
+    }
+
+    /// `v` as `prefs read` prints a value inside a container, on one line
+    /// (a container's lines joined by spaces), at most about 200 bytes:
+    /// what messages and descriptions quote. Strings are escaped, so the
+    /// result holds no control character.
+    package static func oneLine(_ v: PropertyList) -> String {
+        guard let text = OldStylePlist.format(v, maxBytes: 200) else { return "(a \(Constraint.name(v.kind)) too long to show)" }
+        guard text.utf8.contains(0x0A) else { return text }
+        return text.split(separator: "\n").map { $0.drop { $0 == " " } }.joined(separator: " ")
+    }
+
+    /// A bound of a range as the command prints it: whole numbers without
+    /// a fraction.
+    package static func numberText(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : ScalarText.formatReal(x)
     }
 
     /// A number's value as a real; nil for anything else.

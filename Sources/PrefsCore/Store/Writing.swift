@@ -27,11 +27,14 @@ extension PreferencesStore {
     /// Sets (`nil`: removes) keys of one stored domain as one change: this
     /// process sees it at once, and another process sees all of it or none
     /// of it once it is synchronized. Refuses values the XML format cannot
-    /// hold and keys a managed value decides; nothing changes then.
+    /// hold, keys a managed value decides, and values the application's
+    /// installed schema does not accept (`.schemaViolation`); nothing
+    /// changes then.
     public func set(_ changes: [(String, PropertyList?)], in id: DomainID) throws(PrefsError) {
         let id = try validated(id)
         for (key, value) in changes { try Self.checkStorable(value, key) }
         try withState { (s: inout State) throws(PrefsError) in
+            try checkSchema(changes, id.application, &s)
             try apply(changes, to: storedDomain(id, &s), of: searchView(id.application, &s), &s)
         }
     }
@@ -43,6 +46,7 @@ extension PreferencesStore {
         try Self.checkStorable(value, key)
         try withState { (s: inout State) throws(PrefsError) in
             let v = handle.view
+            try checkSchema(CollectionOfOne((key, value)), v.application, &s)
             let d: Domain
             if let own = v.ownDomain {
                 d = own

@@ -21,6 +21,9 @@ public struct PrefsError: Error, Sendable, Equatable, CustomStringConvertible {
         case corruptFile = 8
         /// A managed value decides this key; the write was refused.
         case forcedValue = 9
+        /// The application's installed schema does not accept the value
+        /// (type, range or listed values); the write was refused.
+        case schemaViolation = 10
         /// A bug.
         case `internal` = 100
     }
