@@ -115,7 +115,7 @@ __all__ = [
     "set_arguments",
 ]
 
-__version__ = "1.2.0"
+__version__ = "1.3.0"
 
 #: Where the library was loaded from (what was passed to the dynamic
 #: linker: a path, or the SONAME for its own search).
