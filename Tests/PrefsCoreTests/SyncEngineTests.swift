@@ -108,6 +108,8 @@ private let year: Int64 = 365 * 24 * 3600 * 1000
                         "BigCounter": ["T": 5, "C": .integer(UInt64(1) << 40), "V": "x"],
                         "RealTime": ["T": 5.5, "C": 0, "V": "x"],
                         "NotADict": "x",
+                        "Escape": ["T": 5, "C": 0, "V": "\u{1B}[31m"],
+                        "Key\u{1B}": good,
                         .init(String(repeating: "k", count: 65)): good,
                     ],
                     "Synced": ["Good": ["T": 5, "C": 0, "S": true], "NoFlag": ["T": 5, "C": 0]],
@@ -117,12 +119,12 @@ private let year: Int64 = 365 * 24 * 3600 * 1000
                 "com.example.other": "not a dictionary",
             ],
         ]
-        let (file, problems) = try SyncFile.decode(try root.xmlData(), machine: m)
+        let (file, problems) = try SyncFile.decode(try BinaryWriter.write(root), machine: m)
         #expect(file.applications.keys.sorted() == ["com.example.app"])
         #expect(file.applications["com.example.app"]?.values.keys.sorted() == ["Good"])
         #expect(file.applications["com.example.app"]?.values["Good"]?.value == "ok")
         #expect(file.applications["com.example.app"]?.syncedKeys == ["Good"])
-        #expect(problems.contains("6 values with an unusable key or time ignored"))
+        #expect(problems.contains("8 values with an unusable key, time or value ignored"))
         #expect(problems.contains("3 applications with an unusable ID or shape ignored"))
         #expect(problems.contains("1 declarations with an unusable key, time or flag ignored"))
         for bad: PropertyList in [

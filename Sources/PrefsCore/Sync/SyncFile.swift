@@ -216,15 +216,14 @@ package struct SyncFile: Sendable, Equatable {
             }
             var app = SyncApplication()
             for (key, entry) in parts["Values"]?.dictionaryValue ?? [:] {
-                guard SyncLimits.problem(ofKey: key.string) == nil, let time = timestamp(entry, machine) else {
-                    ignored["values with an unusable key or time", default: 0] += 1
+                guard usable(key), let time = timestamp(entry, machine), entry["V"].map({ storable($0, key) }) ?? true else {
+                    ignored["values with an unusable key, time or value", default: 0] += 1
                     continue
                 }
                 app.values[key] = SyncRecord(value: entry["V"], time: time)
             }
             for (key, entry) in parts["Synced"]?.dictionaryValue ?? [:] {
-                guard SyncLimits.problem(ofKey: key.string) == nil, let time = timestamp(entry, machine),
-                    let synced = entry["S"]?.booleanValue
+                guard usable(key), let time = timestamp(entry, machine), let synced = entry["S"]?.booleanValue
                 else {
                     ignored["declarations with an unusable key, time or flag", default: 0] += 1
                     continue
@@ -234,6 +233,19 @@ package struct SyncFile: Sendable, Equatable {
             if !app.isEmpty { file.applications[id.string] = app }
         }
         return (file, report(ignored))
+    }
+
+    /// Whether `key` can sync and be written to a domain file: a synced
+    /// key's value may end up in the application's own domain (`prefs sync
+    /// remove`), so the folder holds nothing a domain file cannot.
+    private static func usable(_ key: PropertyList.Key) -> Bool {
+        SyncLimits.problem(ofKey: key.string) == nil && storable(PropertyList.trueValue, key)
+    }
+
+    /// Whether a domain file can hold `value` under `key` (no control
+    /// character XML 1.0 cannot carry, nesting and sizes within limits).
+    private static func storable(_ value: PropertyList, _ key: PropertyList.Key) -> Bool {
+        (try? PropertyList.checkStorable(value, forKey: key.string)) != nil
     }
 
     /// The time of an entry: `T` in `0...maximumWall` and `C` a 32-bit
