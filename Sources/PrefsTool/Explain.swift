@@ -30,7 +30,7 @@ enum Explain {
         if args.count == 2 {
             let (key, found) = entries[0]
             if found.isEmpty { throw .refused("The domain/default pair of (\(word), \(key)) does not exist") }
-            print(key, found)
+            print(key, found, app)
             return
         }
         var printed = 0
@@ -38,19 +38,27 @@ enum Explain {
             // The languages and locale derived from the environment are in
             // every search list: shown only when asked for by name.
             if found.count == 1, found[0].source.layer == .language, found[0].source.domain == nil { continue }
-            print(key, found)
+            print(key, found, app)
             printed += 1
         }
         if printed == 0 { throw .refused("Domain \(word) does not exist") }
     }
 
     /// `<key> = <value> (<layer>[, forced])`, then `  shadowed: <value> (<layer>)`.
-    private static func print(_ key: String, _ found: [(value: PropertyList, source: PreferenceSource)]) {
+    /// A synced value also names the machine that wrote it and when.
+    private static func print(_ key: String, _ found: [(value: PropertyList, source: PreferenceSource)], _ app: String) {
         let first = found[0]
         let forced = first.source.layer == .managed ? ", forced" : ""
-        Output.standard.line("\(key) = \(OldStylePlist.formatBare(first.value)) (\(first.source)\(forced))")
+        Output.standard.line("\(key) = \(OldStylePlist.formatBare(first.value)) (\(describe(first.source, key, app))\(forced))")
         for other in found.dropFirst() {
-            Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(other.source))")
+            Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(describe(other.source, key, app)))")
         }
+    }
+
+    private static func describe(_ source: PreferenceSource, _ key: String, _ app: String) -> String {
+        guard source.layer == .synced else { return source.description }
+        let snapshot = PreferencesStore.shared.syncSnapshot()
+        guard let record = snapshot.state.record(of: PropertyList.Key(key), in: app) else { return "synced" }
+        return "synced from \(Sync.name(of: record.time.machine, snapshot)) at \(Sync.time(record.time))"
     }
 }

@@ -33,10 +33,13 @@ extension PreferencesStore {
         var writer: SyncWriter?
         /// Whether the folder is watched (it may not exist yet).
         var watched = false
+        /// A store of one plist file (see ``disableSync()``): nothing syncs.
+        let disabled: Bool
 
-        init(folder: String) {
+        init(folder: String, disabled: Bool = false) {
+            self.disabled = disabled
             reader = SyncFolderReader(folder: folder)
-            snapshot = reader.scan()
+            snapshot = disabled ? SyncSnapshot(folder: folder) : reader.scan()
         }
     }
 
@@ -53,7 +56,7 @@ extension PreferencesStore {
     /// Watches the folder once it exists, so that files the sync engine
     /// delivers reach reads and observers.
     private func watchSyncFolder(_ l: SyncedLayer, _ s: inout State) {
-        guard !l.watched, ((try? FileSystem.stamp(l.reader.folder)) ?? nil) != nil else { return }
+        guard !l.watched, !l.disabled, ((try? FileSystem.stamp(l.reader.folder)) ?? nil) != nil else { return }
         l.watched = true
         s.linkedDirectories.append(l.reader.folder)
         watcher?.add(l.reader.folder)
@@ -64,6 +67,7 @@ extension PreferencesStore {
     /// or the application's installed schema (`Synced = YES`).
     func isSynced(_ key: PropertyList.Key, _ app: String, _ s: inout State) -> Bool {
         let l = syncedLayer(&s)
+        if l.disabled { return false }
         if let d = l.snapshot.state.applications[app]?.declarations[key] { return d.synced }
         if DeclaredSyncedKeys.contains(key) { return true }
         return installedSchema(app, &s).schema?.specifiers.contains { $0.synced && $0.key == key.string } ?? false
@@ -89,7 +93,7 @@ extension PreferencesStore {
 
     /// Reads the folder again; returns its new state when it changed.
     func rescanSynced(_ s: inout State) -> SyncSnapshot? {
-        guard let l = s.synced else { return nil }
+        guard let l = s.synced, !l.disabled else { return nil }
         watchSyncFolder(l, &s)
         let new = l.reader.scan()
         if new.state == l.snapshot.state && new.problems == l.snapshot.problems { return nil }
@@ -106,6 +110,7 @@ extension PreferencesStore {
     /// write does. Throws, writing nothing, past the limits.
     func writeSynced(_ change: SyncWriter.Change, _ app: String, _ s: inout State) throws(PrefsError) {
         let l = syncedLayer(&s)
+        if l.disabled { throw PrefsError(.invalidArgument, "this store does not sync") }
         if l.writer == nil {
             let id = try SyncSettings.identity(locations.userDirectory, hostID: locations.hostID)
             l.writer = SyncWriter(machine: id, machineName: SyncSettings.hostName(), reader: l.reader)
@@ -133,6 +138,40 @@ extension PreferencesStore {
     }
 
     // MARK: Declarations and status
+
+    /// Makes this store sync nothing: a store over one plist file named by
+    /// path (`prefs read /path/file.plist`), whose keys must never go to,
+    /// nor come from, the user's sync folder. Thread-safe.
+    package func disableSync() {
+        withLocked { s in
+            s.synced = SyncedLayer(folder: "", disabled: true)
+            invalidateViews(&s)
+        }
+    }
+
+    /// The synced values of `app` (its keys that sync and that a machine
+    /// set), as its search list's synced layer holds them: what
+    /// `prefs read` and `prefs watch` show beside the app's own domain.
+    /// Reads the folder again (a listing and an `lstat` per file), as a
+    /// synchronize does; observers hear of what changed. Thread-safe.
+    package func syncedValues(application app: String) throws(PrefsError) -> PropertyListDictionary {
+        let app = try Self.canonicalApplication(app)
+        return try withState { (s: inout State) throws(PrefsError) -> PropertyListDictionary in
+            noticeChanges(&s)
+            takeInSyncFolder(&s)
+            return syncedValues(app, &s)
+        }
+    }
+
+    /// Reads the folder again and, when it changed, takes it in, queuing
+    /// for observers every key whose read result changed.
+    private func takeInSyncFolder(_ s: inout State) {
+        guard let new = rescanSynced(&s) else { return }
+        let before = observers.isEmpty ? [:] : snapshot(&s)
+        adoptSynced(new, &s)
+        invalidateViews(&s)
+        s.outbox += differences(before, &s)
+    }
 
     /// Declares `key` of `app` synced or no longer synced, on every
     /// machine: the declaration is written to this machine's file. A key
@@ -175,14 +214,13 @@ extension PreferencesStore {
     /// The sync folder as this store sees it now (read again), for
     /// `prefs sync status` and `prefs explain`.
     package func syncSnapshot() -> SyncSnapshot {
-        withLocked { s in
+        let taken = try? withState { (s: inout State) throws(PrefsError) -> SyncSnapshot in
             noticeChanges(&s)
-            if let new = rescanSynced(&s) {
-                adoptSynced(new, &s)
-                invalidateViews(&s)
-            }
+            _ = syncedLayer(&s)
+            takeInSyncFolder(&s)
             return syncedLayer(&s).snapshot
         }
+        return taken ?? SyncSnapshot(folder: "")
     }
 
     /// The keys of `app` that sync, sorted: declared in the folder, by the
