@@ -3,7 +3,8 @@
 #   make example            build, install into ./build/stage, run the examples
 #   make check              every test: version and ABI checks, Swift core
 #                           tests, C tests against the installed library, the
-#                           installed prefs command, Ansible's osx_defaults
+#                           installed prefs command, synced preferences over
+#                           two real Syncthing instances, Ansible's osx_defaults
 #                           driving libexec/prefs/defaults, a distribution install
 #                           (no rpath), the Debian packages, a ThreadSanitizer
 #                           stress run, the Swift and C tests under
@@ -101,7 +102,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-c test-cli test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -109,7 +110,7 @@ all: build
 # Dependencies: Debian packages the build and the tests need, installed only
 # when missing. The Swift toolchain is not among them: put its bin on PATH.
 
-DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux
+DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux syncthing
 
 deps:
 	@missing=""; for p in $(DEB_BUILD_DEPS); do \
@@ -254,7 +255,7 @@ example: deps
 # ---------------------------------------------------------------------------
 # Tests
 
-check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
+check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli test-sync \
        test-ansible test-ui test-schema-swift test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
@@ -308,6 +309,12 @@ test-c:
 test-cli:
 	$(MAKE) install $(STAGE_VARS)
 	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
+
+# Synced preferences over two (then three) real Syncthing instances on
+# loopback, started and stopped by the test (Tests/sync/run.py).
+test-sync: deps
+	$(MAKE) install $(STAGE_VARS)
+	python3 Tests/sync/run.py $(STAGE)
 
 # A real client: Ansible's community.general.osx_defaults drives
 # libexec/prefs/defaults (Tests/ansible/run.sh). Ansible comes from PyPI,
