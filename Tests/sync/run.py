@@ -296,14 +296,12 @@ def benchmark(a, b, root, prefs, n):
     figures = []
     for i in range(n):
         value = f"v{i}"
-        start_time = time.monotonic()
         a.run("write", APP, "Bench", value)
         written = time.monotonic()
         if not wait_for(lambda: f'"{value}"' in open(log).read() or f"= {value};" in open(log).read(), 60):
             print(f"bench: write {i} never reached the observer")
             break
         figures.append(time.monotonic() - written)
-        del start_time
     stop(watcher)
     if figures:
         figures.sort()
