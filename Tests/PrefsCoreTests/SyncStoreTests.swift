@@ -189,4 +189,29 @@ private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool
         let s = b.syncSnapshot()
         #expect(s.problems.count == 2)
     }
+
+    @Test func theSwiftAPIDeclaresAndWritesSyncedKeys() throws {
+        let m = Machines(2)
+        let a = try Preferences(applicationID: app, store: m.store(0))
+        let b = try Preferences(applicationID: app, store: m.store(1))
+        // A typed key declared synced: its writes go to the folder.
+        let key = Preferences.Key<Int>("SwiftTypedSyncedKey", default: 5, synced: true)
+        #expect(a.isSynced(forKey: "SwiftTypedSyncedKey"))
+        #expect(a[key] == 5)
+        try a.set(8, for: key)
+        #expect(readPlist(m.ownFile(0))?["SwiftTypedSyncedKey"] == nil)
+        try b.store.synchronize(application: app)
+        #expect(b.integer(forKey: "SwiftTypedSyncedKey") == 8)
+        // setSynced, and its refusal.
+        a.set("plain", forKey: "Note")
+        a.setSynced(true, forKey: "Note")
+        try b.store.synchronize(application: app)
+        #expect(b.isSynced(forKey: "Note"))
+        #expect(b.string(forKey: "Note") == "plain")
+        #expect(b.objectAndSource(forKey: "Note")?.source == PreferenceSource(.synced, domain: app))
+        #expect(throws: PrefsError.self) { try a.trySetSynced(true, forKey: String(repeating: "n", count: 65)) }
+        a.setSynced(false, forKey: "Note")
+        try b.store.synchronize(application: app)
+        #expect(!b.isSynced(forKey: "Note"))
+    }
 }
