@@ -214,4 +214,53 @@ private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool
         try b.store.synchronize(application: app)
         #expect(!b.isSynced(forKey: "Note"))
     }
+
+    @Test func threadsWritingAndReadingSyncedKeysLoseNothing() throws {
+        // Four threads per machine set their own synced keys and read
+        // others' while observers listen; every write is kept (the folder
+        // lock serialises the writers of one machine file).
+        let m = Machines(2)
+        let stores = [m.store(0), m.store(1)]
+        let id = DomainID(application: app, user: .current, host: .any)
+        for key in (0..<8).map({ "T\($0)" }) { try stores[0].setSynced(true, forKey: key, application: app) }
+        let tokens = try stores.map { s in try s.addObserver(application: app, key: nil) { _, _ in } }
+        defer { for (s, t) in zip(stores, tokens) { s.removeObserver(t) } }
+        let failures = Atomic<Int>(0)
+        let done = Atomic<Int>(0)
+        var threads = [pthread_t]()
+        final class Work: @unchecked Sendable {
+            let run: () -> Void
+            init(_ run: @escaping () -> Void) { self.run = run }
+        }
+        for t in 0..<8 {
+            let store = stores[t % 2]
+            let work = Work {
+                for i in 0..<25 {
+                    do {
+                        try store.set([("T\(t)", .integer(i))], in: id)
+                        _ = try store.value(forKey: "T\((t + 1) % 8)", application: app)
+                    } catch {
+                        failures.add(1, ordering: .relaxed)
+                    }
+                }
+                done.add(1, ordering: .releasing)
+            }
+            var thread = pthread_t()
+            let context = Unmanaged.passRetained(work).toOpaque()
+            #expect(
+                pthread_create(
+                    &thread, nil,
+                    {
+                        Unmanaged<Work>.fromOpaque($0!).takeRetainedValue().run(); return nil
+                    }, context) == 0)
+            threads.append(thread)
+        }
+        for thread in threads { pthread_join(thread, nil) }
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(done.load(ordering: .acquiring) == 8)
+        for s in stores { try s.synchronize(application: app) }
+        for t in 0..<8 {
+            for s in stores { #expect(try s.value(forKey: "T\(t)", application: app) == 24) }
+        }
+    }
 }
