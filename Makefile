@@ -4,7 +4,8 @@
 #   make check              every test: version and ABI checks, Swift core
 #                           tests, C tests against the installed library, the
 #                           installed prefs command, the Python package
-#                           (bindings/python), Ansible's osx_defaults
+#                           (bindings/python), synced preferences over two
+#                           real Syncthing instances, Ansible's osx_defaults
 #                           driving libexec/prefs/defaults, a distribution install
 #                           (no rpath), the Debian packages, a ThreadSanitizer
 #                           stress run, the Swift and C tests under
@@ -102,7 +103,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-python test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-c test-cli test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -110,7 +111,7 @@ all: build
 # Dependencies: Debian packages the build and the tests need, installed only
 # when missing. The Swift toolchain is not among them: put its bin on PATH.
 
-DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux
+DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux syncthing
 
 deps:
 	@missing=""; for p in $(DEB_BUILD_DEPS); do \
@@ -256,7 +257,7 @@ example: deps
 # Tests
 
 check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
-       test-python test-ansible test-ui test-schema-swift test-install test-deb test-tsan
+       test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
 # Swift tests run it when it sits beside the repository. Say so loudly when
@@ -319,6 +320,12 @@ PYTEST_VERSION ?= 8.4.2
 test-python:
 	$(MAKE) install $(STAGE_VARS)
 	PYTEST_VERSION=$(PYTEST_VERSION) $(C_ENV) bash bindings/python/tests/run.sh $(STAGE)
+
+# Synced preferences over two (then three) real Syncthing instances on
+# loopback, started and stopped by the test (Tests/sync/run.py).
+test-sync: deps
+	$(MAKE) install $(STAGE_VARS)
+	python3 Tests/sync/run.py $(STAGE)
 
 # A real client: Ansible's community.general.osx_defaults drives
 # libexec/prefs/defaults (Tests/ansible/run.sh). Ansible comes from PyPI,

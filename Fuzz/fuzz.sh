@@ -32,7 +32,7 @@ SWIFTC=${SWIFTC:-swiftc}
 # The toolchain's clang (beside swiftc) has the same sanitizer runtimes.
 TOOLCHAIN_CLANG="$(dirname "$(command -v "$SWIFTC" || echo .)")/clang"
 if [ -x "$TOOLCHAIN_CLANG" ]; then CLANG=${CLANG:-$TOOLCHAIN_CLANG}; else CLANG=${CLANG:-clang}; fi
-TARGETS=(xml_reader binary_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar settings_schema domain_index)
+TARGETS=(xml_reader binary_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar settings_schema domain_index sync_file)
 CORPUS=Fuzz/corpus
 SEEDS=Fuzz/seeds
 

@@ -214,6 +214,8 @@ enum EntryPoint: Int32, CaseIterable {
     case PrefsRemoveVolatileDomain
     case PrefsAddObserver
     case PrefsRemoveObserver
+    case PrefsAppSetKeySynced
+    case PrefsAppKeyIsSynced
 }
 
 /// Until an entry point's first call has returned, its calls run one at a

@@ -310,6 +310,25 @@ public func PrefsAppValueIsForced(_ key: UnsafePointer<CChar>, _ applicationID: 
 }
 
 @c @implementation
+public func PrefsAppSetKeySynced(_ key: UnsafePointer<CChar>, _ synced: Bool, _ applicationID: UnsafePointer<CChar>) -> Bool {
+    let gate = FirstUseGate(.PrefsAppSetKeySynced)
+    defer { gate.leave() }
+    guard let app = application(applicationID) else { return false }
+    return recording(false) { () throws(PrefsError) in
+        try store.setSynced(synced, forKey: utf8String(key, "the key"), application: app)
+        return true
+    }
+}
+
+@c @implementation
+public func PrefsAppKeyIsSynced(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> Bool {
+    let gate = FirstUseGate(.PrefsAppKeyIsSynced)
+    defer { gate.leave() }
+    guard let app = application(applicationID) else { return false }
+    return recording(false) { () throws(PrefsError) in try store.isSynced(utf8String(key, "the key"), application: app) }
+}
+
+@c @implementation
 public func PrefsCopyAppDictionary(_ applicationID: UnsafePointer<CChar>) -> OpaquePointer? {
     let gate = FirstUseGate(.PrefsCopyAppDictionary)
     defer { gate.leave() }

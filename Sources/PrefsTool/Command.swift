@@ -41,6 +41,7 @@ enum Command {
             try Profile.run(args)
         case "explain": try Explain.run(args, host)
         case "schema": try Schema.run(args, host)
+        case "sync": try Sync.run(args, host)
         case "ui":
             // bin/prefs runs the terminal view, a program of its own, before
             // calling into the library; reaching here means a host flag came

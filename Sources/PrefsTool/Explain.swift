@@ -35,7 +35,7 @@ enum Explain {
         if args.count == 2 {
             let (key, found) = entries[0]
             if found.isEmpty { throw .refused("The domain/default pair of (\(word), \(key)) does not exist") }
-            print(key, found, described[key])
+            print(key, found, described[key], app)
             return
         }
         var printed = 0
@@ -43,7 +43,7 @@ enum Explain {
             // The languages and locale derived from the environment are in
             // every search list: shown only when asked for by name.
             if found.count == 1, found[0].source.layer == .language, found[0].source.domain == nil { continue }
-            print(key, found, described[key])
+            print(key, found, described[key], app)
             printed += 1
         }
         if printed == 0 { throw .refused("Domain \(word) does not exist") }
@@ -51,18 +51,29 @@ enum Explain {
 
     /// `<key> = <value> (<layer>[, forced])`, then `  shadowed: <value>
     /// (<layer>)`, or `  ignored: <value> (<layer>): the schema accepts
-    /// ...` for a value that breaks the installed schema.
-    private static func print(_ key: String, _ found: [(value: PropertyList, source: PreferenceSource)], _ schema: SchemaKey?) {
+    /// ...` for a value that breaks the installed schema. A synced value
+    /// also names the machine that wrote it and when.
+    private static func print(
+        _ key: String, _ found: [(value: PropertyList, source: PreferenceSource)], _ schema: SchemaKey?, _ app: String
+    ) {
         let first = found[0]
         let forced = first.source.layer == .managed ? ", forced" : ""
-        Output.standard.line("\(key) = \(OldStylePlist.formatBare(first.value)) (\(first.source)\(forced))")
+        Output.standard.line("\(key) = \(OldStylePlist.formatBare(first.value)) (\(describe(first.source, key, app))\(forced))")
         for other in found.dropFirst() {
+            let layer = describe(other.source, key, app)
             if let schema, !schema.accepts(other.value) {
                 Output.standard.line(
-                    "  ignored: \(OldStylePlist.formatBare(other.value)) (\(other.source)): the schema accepts \(schema.accepts ?? "")")
+                    "  ignored: \(OldStylePlist.formatBare(other.value)) (\(layer)): the schema accepts \(schema.accepts ?? "")")
             } else {
-                Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(other.source))")
+                Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(layer))")
             }
         }
+    }
+
+    private static func describe(_ source: PreferenceSource, _ key: String, _ app: String) -> String {
+        guard source.layer == .synced else { return source.description }
+        let snapshot = PreferencesStore.shared.syncSnapshot()
+        guard let record = snapshot.state.record(of: PropertyList.Key(key), in: app) else { return "synced" }
+        return "synced from \(Sync.name(of: record.time.machine, snapshot)) at \(Sync.time(record.time))"
     }
 }

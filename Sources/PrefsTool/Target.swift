@@ -70,6 +70,7 @@ struct Target {
             runtimeDirectory: Locations.fromEnvironment().runtimeDirectory,
             createsFilesBesideDomains: false)
         let store = PreferencesStore(locations: locations, arguments: [])
+        store.disableSync()
         return Target(store: store, id: DomainID(application: name, user: .current, host: .any), name: path, isFile: true)
     }
 
@@ -77,14 +78,29 @@ struct Target {
 
     /// The domain's values (those of `keys` only, when given); refused
     /// when its file does not parse or cannot be read (the file is left as
-    /// it is).
+    /// it is). An application's own domain (current user, any host) shows
+    /// its synced keys too, with their synced values: writes of them go to
+    /// the sync folder, so reads, `read-type` and `watch` see them there.
     func values(keys: [String]? = nil) throws(Failure) -> PropertyListDictionary {
         do throws(PrefsError) {
             if let problem = try store.problem(in: id) { throw problem }
-            return try store.values(in: id, keys: keys)
+            return try storedValues(keys: keys)
         } catch {
             throw .refused("prefs: \(error.message)")
         }
+    }
+
+    /// The domain's values with its synced keys (see ``values(keys:)``),
+    /// without checking the file first.
+    func storedValues(keys: [String]? = nil) throws(PrefsError) -> PropertyListDictionary {
+        var values = try store.values(in: id, keys: keys)
+        if !isFile, id.user == .current, id.host == .any {
+            for (k, v) in try store.syncedValues(application: id.application)
+            where keys == nil || keys!.contains(k.string) {
+                values[k] = v
+            }
+        }
+        return values
     }
 
     /// The values of a domain that must exist (hold at least one key).

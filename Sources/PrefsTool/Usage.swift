@@ -33,6 +33,12 @@ let usage = """
       schema check <file>              "<file>: OK" when every default fits its specifier
       schema c <file | domain>         a C99 header: a constant, getter and setter per key
       schema swift <file | domain>     Swift typed keys (extension Preferences.Keys)
+      sync folder [<path>]             show or set the sync folder (which Syncthing or
+                                       another engine replicates between your machines)
+      sync add <domain> <key>...       declare keys synced: they follow you to every machine
+      sync remove <domain> <key>...    stop syncing them (their value stays, locally)
+      sync status [<domain>]           the folder, the machines seen, and each synced key's
+                                       value, the machine that wrote it and when
       ui [<domain>]                    a live full-screen view of the domain's search list
                                        (without <domain>: of the list of domains)
       convert -lint <file>...          check property-list files: "<file>: OK" or why not

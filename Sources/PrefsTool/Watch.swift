@@ -37,7 +37,7 @@ enum Watch {
             do throws(PrefsError) {
                 _ = try target.store.synchronize(target.id)
                 if let problem = try target.store.problem(in: target.id) { throw problem }
-                now = try target.store.values(in: target.id)
+                now = try target.storedValues()
                 reported = ""
             } catch {
                 // Keep the values last seen: a file that does not parse has

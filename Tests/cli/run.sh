@@ -1192,6 +1192,49 @@ expect "schema/a host flag: 64" 64 "" "*" -- -currentHost schema show $N
 unset XDG_DATA_HOME XDG_DATA_DIRS
 
 # ---------------------------------------------------------------------------
+# Synced keys: sync folder|add|remove|status, and explain naming the machine
+
+S=com.example.synced
+expect "sync/usage: 64" 64 "" "*" -- sync
+expect "sync/add without key: 64" 64 "" "*" -- sync add $S
+expect "sync/unknown: 64" 64 "" "*" -- sync frobnicate
+expect "sync/a host flag: 64" 64 "" "*" -- -currentHost sync status
+unset PREFS_SYNC_DIR
+expect "sync/folder: the default" 0 "$HOME/.local/share/prefs/sync" "" -- sync folder
+expect "sync/folder: set" 0 "" "" -- sync folder "$WORK/chosen"
+expect "sync/folder: as set, for later processes" 0 "$WORK/chosen" "" -- sync folder
+ok "sync/folder: kept in the user's configuration" test -f "$CFG/prefs/sync.plist"
+export PREFS_SYNC_DIR=$WORK/sync
+expect "sync/folder: PREFS_SYNC_DIR first" 0 "$WORK/sync" "" -- sync folder
+expect "sync/add" 0 "" "" -- sync add $S Color Size
+quiet write $S Color red
+expect "sync/read a synced key" 0 "red" "" -- read $S Color
+ok "sync/the value is in the sync folder, not the domain" test "$(ls "$WORK/sync" | grep -c '^machine-[0-9a-f]*\.plist$')" = 1 -a ! -e "$CFG/$S.plist"
+p explain $S Color
+ok "sync/explain names the machine and the time" grep -Eq '^Color = red \(synced from .*[0-9a-f]{32} at [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z\)$' "$WORK/out"
+MACHINE_FILE=$(ls "$WORK/sync"/machine-*.plist)
+refuse "sync/a key over 64 bytes is refused" 1 "$MACHINE_FILE" -- sync add $S "$(printf 'k%.0s' $(seq 65))"
+refuse "sync/a file path is refused" 64 "$MACHINE_FILE" -- sync add /tmp/x Color
+# Another machine's file with a terminal escape in its name, and garbage.
+python3 - "$WORK/sync" <<'PY'
+import plistlib, sys
+m = "0123456789abcdef0123456789abcdef"
+root = {"Format": 1, "Machine": m, "Name": "evil\x1b[31m",
+        "Applications": {"com.example.synced": {"Values": {"Size": {"T": 1000, "C": 0, "V": 12}}}}}
+open(f"{sys.argv[1]}/machine-{m}.plist", "wb").write(plistlib.dumps(root, fmt=plistlib.FMT_BINARY))
+open(f"{sys.argv[1]}/notes.txt", "w").write("not ours")
+PY
+p sync status $S
+ok "sync/status: the machines" test "$(grep -c 'last write' "$WORK/out")" = 2
+ok "sync/status: each key, value, machine, time" grep -q '^  Color = red (' "$WORK/out"
+ok "sync/status: a value from another machine" grep -q '^  Size = 12 (' "$WORK/out"
+ok "sync/status: what was ignored" grep -q '^  notes.txt: ' "$WORK/out"
+ok "sync/status: no control character reaches the terminal" test "$(tr -d '\n\t' <"$WORK/out" | LC_ALL=C tr -d '[:print:]' | wc -c)" = 0
+expect "sync/remove keeps the value locally" 0 "" "" -- sync remove $S Color
+expect "sync/removed: the app's domain answers" 0 "Color = red (app)" "" -- explain $S Color
+unset PREFS_SYNC_DIR
+
+# ---------------------------------------------------------------------------
 
 ok "files/no temporary or moved-aside file left anywhere" test -z "$(find "$CFG" -name '*.corrupt-*' -o -name '.prefs.tmp-*' -o -name '.prefs-export-*')"
 

@@ -448,6 +448,8 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateData(PrefsProper
  *   1. managed (forced) values: $PREFS_MANAGED_DIR/<user>/<app>.plist,
  *      then $PREFS_MANAGED_DIR/<app>.plist (default /etc/prefs/managed)
  *   2. the argument domain (-key value pairs of the command line)
+ *      then the app's synced keys: the newest value any of the user's
+ *      machines wrote to the sync folder (see PrefsAppSetKeySynced)
  *   3. app, current user, current host
  *   4. app, current user, any host
  *   5. each suite, newest first, current user (current host, any host)
@@ -545,7 +547,10 @@ typedef enum PrefsSource {
     kPrefsSourceRegistration = 10,
     /** The app's installed schema ($XDG_DATA_HOME/prefs/schemas/<id>.plist,
      *  then each of $XDG_DATA_DIRS). */
-    kPrefsSourceSchema = 11
+    kPrefsSourceSchema = 11,
+    /** The app's synced value, from the sync folder (searched after the
+     *  argument domain, before the app's own domains). Since 1.3. */
+    kPrefsSourceSynced = 12
 } PrefsSource;
 
 /** The value PrefsCopyAppValue returns (+1, NULL when no layer has it), and
@@ -622,6 +627,31 @@ PREFS_EXPORT void PrefsRemoveSuitePreferencesFromApp(const char *applicationID, 
 
 /** true when a managed (forced) value decides `key` for the app. */
 PREFS_EXPORT bool PrefsAppValueIsForced(const char *key, const char *applicationID);
+
+/** Declares `key` of the app synced (`synced` true) or no longer synced,
+ *  on all of the user's machines: the declaration is written to this
+ *  machine's file in the sync folder ($PREFS_SYNC_DIR, else the folder
+ *  `prefs sync folder` chose, else $XDG_DATA_HOME/prefs/sync), which the
+ *  user's file-synchronisation engine (Syncthing, ...) replicates. From
+ *  then on every write of the key (PrefsSetAppValue, PrefsSetValue of the
+ *  app's current-user, any-host domain, `prefs write`) goes to that file
+ *  instead of the app's domain, and reads take the newest value any
+ *  machine wrote (kPrefsSourceSynced), before the app's own domains. A key
+ *  declared synced takes its local value along when no machine synced one
+ *  yet; a key no longer synced keeps its synced value, in the app's own
+ *  domain. Refused, changing nothing (false, PrefsCopyLastError tells
+ *  why): an empty key or one over 64 bytes of UTF-8
+ *  (kPrefsErrorInvalidArgument), an app past 1,024 synced keys or 1 MB of
+ *  synced keys and values (kPrefsErrorInvalidArgument), a folder that
+ *  cannot be written (kPrefsErrorIO). Since 1.3. Thread-safe. */
+PREFS_EXPORT bool PrefsAppSetKeySynced(const char *key, bool synced, const char *applicationID);
+
+/** Whether `key` of the app syncs: declared by PrefsAppSetKeySynced or
+ *  `prefs sync add` on any of the user's machines, by the app's installed
+ *  schema (`Synced = YES`), or by a Swift typed key of this process;
+ *  the newest declaration in the sync folder wins. false when refused.
+ *  Since 1.3. Thread-safe. */
+PREFS_EXPORT bool PrefsAppKeyIsSynced(const char *key, const char *applicationID);
 
 /** The value of `key` in one stored domain only, no search list (+1), or
  *  NULL. */

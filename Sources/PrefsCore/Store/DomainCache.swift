@@ -100,13 +100,15 @@ extension PreferencesStore {
         // watched from now on.
         for d in s.domains.values where d.isDropInDirectory { watchDropIns(d, &s) }
         let schemas = changedSchemas(s)
-        guard !schemas.isEmpty || s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
+        let synced = rescanSynced(&s)
+        guard synced != nil || !schemas.isEmpty || s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
         let before = snapshot(&s)
         for d in s.domains.values {
             reload(d, &s)
             watchLinkTarget(d, &s)
         }
         reloadSchemas(schemas, &s)
+        if let synced { adoptSynced(synced, &s) }
         invalidateViews(&s)
         s.outbox += differences(before, &s)
     }
@@ -170,6 +172,10 @@ extension PreferencesStore {
                 }
             default: break
             }
+        }
+        if let synced = rescanSynced(&s) {
+            adoptSynced(synced, &s)
+            changed = true
         }
         if changed { invalidateViews(&s) }
     }

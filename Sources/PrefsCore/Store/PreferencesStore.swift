@@ -109,6 +109,8 @@ public final class PreferencesStore: @unchecked Sendable {
         /// Directories that symlinked domain files lead into, watched
         /// besides the preference directories.
         var linkedDirectories: [String] = []
+        /// The sync folder as last read (see `Synced.swift`); nil until used.
+        var synced: SyncedLayer? = nil
     }
 
     /// Runs `body` with the state, under the store's lock.

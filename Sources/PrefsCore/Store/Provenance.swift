@@ -29,6 +29,9 @@ public struct PreferenceSource: Hashable, Sendable, CustomStringConvertible {
         case registration
         /// The application's installed schema.
         case schema
+        /// The value synced from the user's machines (searched after the
+        /// argument domain; numbered last to keep the C constants).
+        case synced
     }
 
     /// The kind of layer.
@@ -60,6 +63,7 @@ public struct PreferenceSource: Hashable, Sendable, CustomStringConvertible {
         case .language: domain.map { "language \($0)" } ?? "language"
         case .registration: "registration"
         case .schema: "schema"
+        case .synced: "synced"
         }
     }
 }
@@ -131,6 +135,7 @@ extension PreferencesStore {
         case .registration(let a): return PreferenceSource(.registration, domain: a)
         case .declared: return PreferenceSource(.registration, domain: app)
         case .schema(let a): return PreferenceSource(.schema, domain: a)
+        case .synced(let a): return PreferenceSource(.synced, domain: a)
         case .file(let p):
             func path(_ a: String, _ u: DomainUser, _ h: DomainHost) -> String {
                 locations.path(of: DomainID(application: a, user: u, host: h))

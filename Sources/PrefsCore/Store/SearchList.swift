@@ -45,6 +45,8 @@ extension PreferencesStore {
         case file(String)
         case managed(String)
         case arguments
+        /// The application's synced values (see `Synced.swift`).
+        case synced(String)
         case languages
         case registration(String)
         /// The defaults of the typed keys the process declared for this
@@ -59,6 +61,7 @@ extension PreferencesStore {
     func layers(for app: String, _ s: borrowing State) -> [Layer] {
         var l: [Layer] = forcingPaths(app).map { .managed($0) }
         l.append(.arguments)
+        l.append(.synced(app))
         func files(_ a: String, _ user: DomainUser) -> [Layer] {
             // A current-host file whose name cannot exist holds nothing.
             [DomainID(application: a, user: user, host: .current), DomainID(application: a, user: user, host: .any)]
@@ -110,6 +113,7 @@ extension PreferencesStore {
         switch layer {
         case .file(let p), .managed(let p): return domain(p, &s).value(forKey: key)
         case .arguments: return s.arguments[key]
+        case .synced(let app): return syncedValue(key, app, &s)
         case .languages:
             for lang in s.languages.list {
                 if let v = s.volatile[lang]?[key] { return v }
@@ -125,6 +129,7 @@ extension PreferencesStore {
         switch layer {
         case .file(let p), .managed(let p): return domain(p, &s).values
         case .arguments: return s.arguments
+        case .synced(let app): return syncedValues(app, &s)
         case .languages:
             var merged = PropertyListDictionary()
             for lang in s.languages.list.reversed() {

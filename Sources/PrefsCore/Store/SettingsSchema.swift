@@ -28,6 +28,8 @@ package struct SettingsSchema: Sendable {
         package var falseValue: PropertyList?
         /// The file the specifier was read from.
         package var file: String
+        /// `Synced = YES`: the key follows the user to every machine.
+        package var synced: Bool
 
         /// The specifier a `PreferenceSpecifiers` entry describes; entries
         /// of the wrong type read as absent.
@@ -43,6 +45,7 @@ package struct SettingsSchema: Sendable {
             maximum = s["MaximumValue"].flatMap(SettingsSchema.number)
             trueValue = s["TrueValue"]
             falseValue = s["FalseValue"]
+            synced = s["Synced"].flatMap(Coercion.boolean) ?? false
             self.file = file
         }
 

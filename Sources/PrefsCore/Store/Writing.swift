@@ -84,7 +84,14 @@ extension PreferencesStore {
                 for (key, _) in changes { before.append((app, PropertyList.Key(key), observed.merged![PropertyList.Key(key)])) }
             }
         }
-        for (key, value) in changes {
+        // Synced keys go to the sync folder (first: past its limits the
+        // whole change is refused), the others to the domain.
+        let synced = syncedPart(changes, of: d, v, &s)
+        if !synced.isEmpty {
+            try writeSynced(SyncWriter.Change(values: synced), v.application, &s)
+            invalidateViews(&s)
+        }
+        for (key, value) in changes where synced.isEmpty || synced[PropertyList.Key(key)] == nil {
             let k = PropertyList.Key(key)
             d.set(k, value)
             repatch(k, layer: .file(d.path), &s)
