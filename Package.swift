@@ -67,7 +67,8 @@ let package = Package(
         ),
         .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         // Fixtures are read by path from the tests, not bundled as resources.
-        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"]),
+        // PrefsTool: a test runs `prefs write` in another process.
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTool"], exclude: ["Fixtures"]),
         .target(
             name: "PrefsConfiguration",
             dependencies: ["PrefsCore", .product(name: "Configuration", package: "swift-configuration")],

@@ -124,8 +124,18 @@ enum FoundationAnyBridge: PropertyListAnyBridge {
     static func propertyList(
         fromObject value: Any, _ convert: (Any) throws(PrefsError) -> PropertyList?
     ) throws(PrefsError) -> PropertyList? {
-        // Instances of NSNumber only (a Swift number is the core's).
-        if type(of: value) is NSNumber.Type, let n = value as? NSNumber {
+        switch value {
+        case let d as Date: return d.propertyList
+        case let d as Data: return d.propertyList
+        case let u as URL: return u.propertyList
+        default: break
+        }
+        // Only instances of Foundation's classes from here: a Swift value
+        // (a String, an [Int], a Bool) would bridge to them too, and is
+        // the core's to convert.
+        guard type(of: value) is AnyObject.Type else { return nil }
+        switch value {
+        case let n as NSNumber:
             switch String(cString: n.objCType) {
             // swift-corelibs-foundation gives "c" only for booleans (an Int8 is "i").
             case "c", "B": return .boolean(n.boolValue)
@@ -133,11 +143,6 @@ enum FoundationAnyBridge: PropertyListAnyBridge {
             case "Q", "L", "I", "S", "C": return .integer(n.uint64Value)
             default: return .integer(n.int64Value)
             }
-        }
-        switch value {
-        case let d as Date: return d.propertyList
-        case let d as Data: return d.propertyList
-        case let u as URL: return u.propertyList
         case let d as NSDate: return (d as Date).propertyList
         case let d as NSData: return (d as Data).propertyList
         case let u as NSURL: return (u as URL).propertyList
