@@ -192,8 +192,8 @@ extension Preferences {
     /// else the key's default. Setting stores it in the app's own domain,
     /// seen at once and saved by itself within a second; `nil` (for an
     /// optional key) removes it. A refused write changes nothing
-    /// (``set(_:for:)`` says why). One overload only, so that a value of
-    /// the wrong type gets the compiler's plain "cannot assign" message.
+    /// (``set(_:for:)`` says why). A value of another type than the key's
+    /// is a compile-time error naming the mistake.
     public subscript<Value>(key: Key<Value>) -> Value {
         @inlinable get {
             guard let p = propertyList(forKey: key.name), let v = key.decode(p) else { return key.defaultValue }
@@ -210,6 +210,23 @@ extension Preferences {
         set { standard[key] = newValue }
     }
 
+    /// Never called: it catches a value of a type other than the key's
+    /// (`prefs[.fontSize] = "big"` for an `Int` key), so that the compiler
+    /// names the mistake instead of failing to produce a diagnostic.
+    @available(*, unavailable, message: "a key's value has the key's type: Key<Value> reads and writes a Value")
+    public subscript<Value, Other>(key: Key<Value>) -> Other {
+        get { fatalError("unavailable") }
+        nonmutating set {}
+    }
+
+    /// Never called: as the instance subscript of the same shape, for
+    /// `Preferences[.key]`.
+    @available(*, unavailable, message: "a key's value has the key's type: Key<Value> reads and writes a Value")
+    public static subscript<Value, Other>(key: Key<Value>) -> Other {
+        get { fatalError("unavailable") }
+        set {}
+    }
+
     /// Stores `value` for `key`, throwing `.forcedValue` for a managed key
     /// and `.unrepresentable` for a value a property list cannot hold;
     /// nothing changes then.
@@ -217,6 +234,12 @@ extension Preferences {
         try store.set([(key.name, key.encode(value))], in: DomainID(application: applicationID, user: .current, host: .any))
         didChange()
     }
+
+    /// Never called: it catches a value of a type other than the key's
+    /// (`try prefs.set("big", for: .fontSize)`), so that the compiler
+    /// names the mistake.
+    @available(*, unavailable, message: "a key's value has the key's type: Key<Value> reads and writes a Value")
+    public func set<Value, Other>(_ value: Other, for key: Key<Value>) throws(PrefsError) {}
 
     /// Removes the user's value of each key: their defaults (or a lower
     /// layer's values) show again. `prefs.reset(.fontSize, .theme)`; the
