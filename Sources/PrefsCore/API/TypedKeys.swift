@@ -202,6 +202,18 @@ extension Preferences {
         nonmutating set { try? set(newValue, for: key) }
     }
 
+    /// The same as ``subscript(_:)-(Key<Value>)`` for a key whose value a
+    /// property list holds directly: the conversion is called directly,
+    /// specialized for `Value` where the program reads, so a typed read
+    /// costs what ``propertyList(forKey:)`` costs.
+    public subscript<Value: PropertyListConvertible>(key: Key<Value>) -> Value {
+        @inlinable get {
+            guard let p = propertyList(forKey: key.name), let v = Value(propertyList: p) else { return key.defaultValue }
+            return v
+        }
+        nonmutating set { try? set(newValue, for: key) }
+    }
+
     /// The value for `key` in ``standard``, as `Defaults[.key]`:
     /// `Preferences[.fontSize]` reads, `Preferences[.fontSize] = 14`
     /// writes. Thread-safe.
