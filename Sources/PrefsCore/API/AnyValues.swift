@@ -3,8 +3,6 @@
 // comes out. The core knows Swift's own types; PrefsFoundation, when it is
 // linked into the program, adds Foundation's (Date, Data, URL, NSNumber,
 // NSString, ...) through `PropertyListAnyBridge`.
-import Synchronization
-
 /// Foundation's side of the `Any` conversions, implemented by
 /// PrefsFoundation's `FoundationAnyBridge` and found by name at run time,
 /// so that the core never links Foundation and a program that links
@@ -172,7 +170,12 @@ enum GivenObjects {
         let persistent: Bool
         let domain: String
     }
-    private static let memos = Mutex<[Name: Memo]>([:])
+    /// Guarded by a ``ProcessLock`` (not `Mutex`, which fails in a child of `fork`).
+    private final class Memos: @unchecked Sendable {
+        let lock = ProcessLock()
+        var byName: [Name: Memo] = [:]
+    }
+    private static let memos = Memos()
 
     /// Remembers `objects`, given as the domain whose values are now `values`.
     static func remember(
@@ -180,7 +183,7 @@ enum GivenObjects {
     ) {
         let name = Name(store: ObjectIdentifier(store), persistent: persistent, domain: domain)
         let memo = Memo(values: values, objects: objects)
-        memos.withLock { $0[name] = memo }
+        memos.lock.withLock { memos.byName[name] = memo }
     }
 
     /// `values` as `Any` objects, each unchanged key as it was given.
@@ -188,7 +191,7 @@ enum GivenObjects {
         _ values: PropertyListDictionary, store: PreferencesStore, persistent: Bool, domain: String
     ) -> [String: Any] {
         let name = Name(store: ObjectIdentifier(store), persistent: persistent, domain: domain)
-        let memo = memos.withLock { $0[name] }
+        let memo = memos.lock.withLock { memos.byName[name] }
         var out = [String: Any](minimumCapacity: values.count)
         for (k, v) in values {
             // Only values: a given object of a class may have changed since.

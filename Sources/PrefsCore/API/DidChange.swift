@@ -11,11 +11,15 @@ enum DidChangeObservers {
         let application: String?
         let callback: @Sendable (Preferences) -> Void
     }
-    private struct State: @unchecked Sendable {
+    /// Guarded by a ``ProcessLock`` (not `Mutex`, which fails in a child
+    /// of `fork`).
+    private final class State: @unchecked Sendable {
+        let lock = ProcessLock()
         var entries: [Int: Entry] = [:]
         var nextID = 1
+        func withLock<T>(_ body: (State) -> T) -> T { lock.withLock { body(self) } }
     }
-    private static let state = Mutex(State())
+    private static let state = State()
     /// How many entries there are: a change with none costs one load.
     private static let count = Atomic<Int>(0)
 
