@@ -124,16 +124,19 @@ enum FoundationAnyBridge: PropertyListAnyBridge {
     static func propertyList(
         fromObject value: Any, _ convert: (Any) throws(PrefsError) -> PropertyList?
     ) throws(PrefsError) -> PropertyList? {
-        switch value {
-        case let d as Date: return d.propertyList
-        case let d as Data: return d.propertyList
-        case let u as URL: return u.propertyList
-        default: break
+        // Foundation's value types; a class instance is never cast to them
+        // (the cast would bridge it whole first, and a container that
+        // holds itself never comes back).
+        guard type(of: value) is AnyObject.Type else {
+            switch value {
+            case let d as Date: return d.propertyList
+            case let d as Data: return d.propertyList
+            case let u as URL: return u.propertyList
+            default: return nil
+            }
         }
-        // Only instances of Foundation's classes from here: a Swift value
-        // (a String, an [Int], a Bool) would bridge to them too, and is
-        // the core's to convert.
-        guard type(of: value) is AnyObject.Type else { return nil }
+        // Instances of Foundation's classes (a Swift value, a String or an
+        // [Int], would bridge to them too, and is the core's to convert).
         switch value {
         case let n as NSNumber:
             switch String(cString: n.objCType) {

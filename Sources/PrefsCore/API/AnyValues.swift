@@ -35,8 +35,9 @@ package enum AnyValues {
     package static let bridge: (any PropertyListAnyBridge.Type)? =
         _typeByName("15PrefsFoundation19FoundationAnyBridgeO") as? any PropertyListAnyBridge.Type
 
-    /// Deeper nesting is refused (a Foundation container can hold itself).
-    static let maximumDepth = 512
+    /// Deeper nesting is refused, as every reader refuses it (and a
+    /// Foundation container can hold itself).
+    static let maximumDepth = PropertyList.maxNesting
 
     /// The property list for `value`: `String`, `Bool`, the integers,
     /// `Double`, `Float`, `[UInt8]` (data), ``PropertyList``, any
@@ -44,23 +45,33 @@ package enum AnyValues {
     /// `AnyHashable`, an `Encodable` value (as native values), and with
     /// PrefsFoundation Foundation's types. `nil` for an optional's `nil`
     /// (which removes a key). Throws `.unrepresentable` for anything else,
-    /// naming the type.
+    /// naming the type, and `.tooDeep` beyond ``PropertyList/maxNesting``
+    /// levels.
     package static func propertyList(_ value: Any) throws(PrefsError) -> PropertyList? {
         try convert(value, depth: 0)
     }
 
     private static func convert(_ value: Any, depth: Int) throws(PrefsError) -> PropertyList? {
         if depth > maximumDepth {
-            throw PrefsError(.unrepresentable, "values nested more than \(maximumDepth) deep")
+            throw PrefsError(.tooDeep, "values nested more than \(maximumDepth) deep")
+        }
+        let nested: (Any) throws(PrefsError) -> PropertyList? = { (v: Any) throws(PrefsError) in
+            try convert(v, depth: depth + 1)
+        }
+        // An instance of a class is cast only to classes first: casting a
+        // Foundation container to a Swift type or a protocol bridges it
+        // whole, and one that holds itself never comes back.
+        if type(of: value) is AnyObject.Type {
+            if let p = value as? PropertyList { return p }
+            if let bridge, let p = try bridge.propertyList(fromObject: value, nested) { return p }
         }
         if let o = value as? any OptionalValue {
             guard let w = o.wrappedAny else { return nil }
             return try convert(w, depth: depth + 1)
         }
-        let nested: (Any) throws(PrefsError) -> PropertyList? = { (v: Any) throws(PrefsError) in
-            try convert(v, depth: depth + 1)
+        if let bridge, !(type(of: value) is AnyObject.Type), let p = try bridge.propertyList(fromObject: value, nested) {
+            return p
         }
-        if let bridge, let p = try bridge.propertyList(fromObject: value, nested) { return p }
         switch value {
         case let p as PropertyList: return p
         case let s as String: return .string(s)
