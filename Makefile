@@ -2,8 +2,9 @@
 #
 #   make example            build, install into ./build/stage, run the examples
 #   make check              every test: version and ABI checks, Swift core
-#                           tests, C tests against the installed library, the
-#                           installed prefs command, the Python package
+#                           tests, programs that must not compile, C tests
+#                           against the installed library, the installed
+#                           prefs command, the Python package
 #                           (bindings/python), synced preferences over two
 #                           real Syncthing instances, Ansible's osx_defaults
 #                           driving libexec/prefs/defaults, a distribution install
@@ -103,7 +104,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
-        test-swift test-c test-cli test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-compile-fail test-c test-cli test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -256,7 +257,7 @@ example: deps
 # ---------------------------------------------------------------------------
 # Tests
 
-check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
+check: deps conformance-notice lint version-check abi-check test-swift test-compile-fail test-c test-cli \
        test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan
 
 # The conformance corpus (other projects' files) is not ours to ship: the
@@ -302,6 +303,11 @@ abi-update: build-lib
 # The tests are Swift Testing only: no empty XCTest pass.
 test-swift:
 	$(SWIFT) test --disable-xctest
+
+# Small packages that must not build, and the errors the compiler must
+# give for them (a mistake with a typed key gets a plain message).
+test-compile-fail:
+	bash Tests/compile-fail/run.sh
 
 test-c:
 	$(MAKE) install $(STAGE_VARS)

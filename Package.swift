@@ -67,14 +67,19 @@ let package = Package(
         ),
         .target(name: "PrefsFoundation", dependencies: ["PrefsCore"]),
         // Fixtures are read by path from the tests, not bundled as resources.
-        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore"], exclude: ["Fixtures"]),
+        // PrefsTool: a test runs `prefs write` in another process.
+        .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTool"], exclude: ["Fixtures"]),
         .target(
             name: "PrefsConfiguration",
             dependencies: ["PrefsCore", .product(name: "Configuration", package: "swift-configuration")],
             // As swift-configuration's protocols are compiled: their async
             // handlers run on the caller's executor.
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
-        .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation"]),
+        // Swift 5 mode: the ported TestUserDefaults cases capture a mutable
+        // counter in a notification block, as they are written.
+        .testTarget(
+            name: "PrefsFoundationTests", dependencies: ["PrefsFoundation"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "PrefsConfigurationTests", dependencies: ["PrefsConfiguration"]),
     ]
 )

@@ -65,7 +65,7 @@ struct PreferencesAPITests {
             let prefs = try Preferences(applicationID: apiApp, store: store)
             let w = WindowState(width: 800, height: 600.5, title: "Main", tabs: ["a", "b"], pinned: nil, raw: [0, 255])
             try prefs.trySet(w, forKey: "Window")
-            let stored = try #require(prefs.object(forKey: "Window"))
+            let stored = try #require(prefs.propertyList(forKey: "Window"))
             #expect(
                 stored == ["width": 800, "height": 600.5, "title": "Main", "tabs": ["a", "b"], "raw": PropertyList.data([0, 255])],
                 "a struct is a dictionary, nil left out, [UInt8] data")

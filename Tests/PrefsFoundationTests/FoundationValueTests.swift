@@ -69,4 +69,59 @@ struct FoundationValueTests {
             #expect(prefs[key] == Date(timeIntervalSince1970: 5))
         }
     }
+
+    @Test func foundationObjectsInAndDateAndDataOut() throws {
+        try withPrefs { prefs, _ in
+            prefs.set(NSNumber(value: true), forKey: "B")
+            prefs.set(NSNumber(value: UInt64.max), forKey: "U")
+            prefs.set(NSNumber(value: 1.5), forKey: "R")
+            prefs.set(NSNumber(value: Int8(1)), forKey: "I8")
+            #expect(prefs.propertyList(forKey: "B") == .boolean(true))
+            #expect(prefs.propertyList(forKey: "U") == .integer(UInt64.max))
+            #expect(prefs.object(forKey: "U") as? UInt64 == UInt64.max, "beyond Int.max comes out as UInt64")
+            #expect(prefs.propertyList(forKey: "R") == .real(1.5))
+            #expect(prefs.propertyList(forKey: "I8") == .integer(1), "an Int8 NSNumber is no boolean")
+            let nested: NSDictionary = ["a": NSArray(array: [NSString(string: "x"), NSData(bytes: [7], length: 1)])]
+            prefs.set(nested, forKey: "N")
+            #expect(prefs.propertyList(forKey: "N") == ["a": ["x", PropertyList.data([7])]])
+            let out = try #require(prefs.dictionary(forKey: "N")?["a"] as? [Any])
+            #expect(out.last as? Data == Data([7]))
+            prefs.set(Date(timeIntervalSince1970: 10), forKey: "D")
+            #expect(prefs.object(forKey: "D") as? Date == Date(timeIntervalSince1970: 10))
+            #expect(prefs.dictionaryRepresentation()["D"] as? Date == Date(timeIntervalSince1970: 10))
+        }
+    }
+
+    @Test func nestingDeeperThanReadersAcceptIsRefused() throws {
+        try withPrefs { prefs, _ in
+            var deep: Any = 1
+            for _ in 0..<300 { deep = [deep] }
+            var refused: PrefsError?
+            do { try prefs.trySet(deep, forKey: "Deep") } catch let e as PrefsError { refused = e } catch {}
+            #expect(refused?.code == .tooDeep)
+            prefs.set(deep, forKey: "Deep")
+            #expect(prefs.object(forKey: "Deep") == nil, "nothing stored, no crash")
+            var fine: Any = 1
+            for _ in 0..<200 { fine = [fine] }
+            prefs.set(fine, forKey: "Deep")
+            #expect(prefs.object(forKey: "Deep") != nil, "deep values that readers accept are stored")
+        }
+    }
+
+    @Test func domainsGiveBackTheObjectsGivenWhileUnchanged() throws {
+        try withPrefs { prefs, _ in
+            // A Date with a sub-microsecond part that seconds since 1970
+            // in a Double cannot hold.
+            let when = Date(timeIntervalSinceReferenceDate: 786_000_000.123_456_789)
+            #expect(Date(timeIntervalSince1970: when.timeIntervalSince1970) != when, "the premise of this test")
+            prefs.setVolatileDomain(["When": when, "N": 1], forName: "Memo")
+            #expect(prefs.volatileDomain(forName: "Memo")["When"] as? Date == when)
+            prefs.setPersistentDomain(["When": when], forName: "com.example.memo")
+            #expect(prefs.persistentDomain(forName: "com.example.memo")?["When"] as? Date == when)
+            // Changed since: converted afresh.
+            let other = try Preferences(applicationID: "com.example.memo", store: prefs.store)
+            other.set(Date(timeIntervalSince1970: 5), forKey: "When")
+            #expect(prefs.persistentDomain(forName: "com.example.memo")?["When"] as? Date == Date(timeIntervalSince1970: 5))
+        }
+    }
 }

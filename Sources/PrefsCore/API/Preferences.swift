@@ -12,6 +12,16 @@
 /// let size = prefs.integer(forKey: "FontSize")  // 14
 /// ```
 ///
+/// Values come out as `UserDefaults` gives them: ``object(forKey:)``,
+/// ``array(forKey:)``, ``dictionary(forKey:)``,
+/// ``dictionaryRepresentation()``, ``persistentDomain(forName:)`` and
+/// ``volatileDomain(forName:)`` return `Any` (`String`, `Int`, `Double`,
+/// `Bool`, `[Any]`, `[String: Any]`; `Date` and `Data` with
+/// `PrefsFoundation`), so `as? Int` works on what comes out;
+/// ``propertyList(forKey:)`` and the `PropertyList`-typed twins give the
+/// values themselves. `set(_:forKey:)`, ``register(defaults:)`` and the
+/// domain setters take `Any` and `[String: Any]`.
+///
 /// The `UserDefaults` methods never throw: a write that cannot be done (a
 /// forced key, a value XML cannot hold, a file that cannot be removed)
 /// changes nothing. Each has a throwing twin spelled with a `try` prefix
@@ -48,12 +58,25 @@ public struct Preferences: Sendable {
         try self.init(applicationID: suiteName, store: store)
     }
 
-    /// The preferences of this process (named after the program, as
-    /// Foundation's `UserDefaults.standard` is on Linux).
-    public static var standard: Preferences {
-        // The process name is validated when it is computed.
-        try! Preferences(applicationID: ApplicationID.current)
+    /// `UserDefaults(suiteName:)`'s spelling: `nil` gives ``standard``, a
+    /// name the suite of that name; `nil` is returned for the global
+    /// domain and for names a file cannot be named after. Code written
+    /// for `UserDefaults(suiteName: nil)!` moves over unchanged.
+    public init?(suiteName: String?) {
+        guard let suiteName else {
+            self = .standard
+            return
+        }
+        guard let p = try? Preferences(suiteName: suiteName, store: .shared) else { return nil }
+        self = p
     }
+
+    /// The preferences of this process (named after the program, as
+    /// Foundation's `UserDefaults.standard` is on Linux). Made once.
+    public static var standard: Preferences { standardPreferences }
+
+    // The process name is validated when it is computed.
+    private static let standardPreferences = try! Preferences(applicationID: ApplicationID.current)
 
     /// The global domain (`NSGlobalDomain`), shared by every application of
     /// the user.
@@ -61,7 +84,7 @@ public struct Preferences: Sendable {
         try! Preferences(applicationID: globalDomainName)
     }
 
-    private var ownDomain: DomainID { DomainID(application: applicationID, user: .current, host: .any) }
+    var ownDomain: DomainID { DomainID(application: applicationID, user: .current, host: .any) }
 
     // MARK: Reading, as UserDefaults
 
@@ -69,32 +92,52 @@ public struct Preferences: Sendable {
     /// arguments, the application's domains, suites, global domain,
     /// registered and declared defaults, the installed schema), or `nil`. One hash lookup under
     /// the store's lock, no allocation, no system call.
-    public func object(forKey key: String) -> PropertyList? {
+    @inlinable
+    public func propertyList(forKey key: String) -> PropertyList? {
         var key = key
-        var problem: PrefsError? = nil
-        return key.withUTF8 { store.value(forKey: UnsafeRawBufferPointer($0), in: handle, problem: &problem) }
+        return key.withUTF8 { value(forKeyBytes: UnsafeRawBufferPointer($0)) }
     }
+
+    @usableFromInline
+    func value(forKeyBytes key: UnsafeRawBufferPointer) -> PropertyList? {
+        var problem: PrefsError? = nil
+        return store.value(forKey: key, in: handle, problem: &problem)
+    }
+
+    /// The value for `key`, as `UserDefaults.object(forKey:)` returns it:
+    /// `String`, `Int`, `Double`, `Bool`, `[Any]`, `[String: Any]`, and
+    /// `Date`/`Data` when the program links `PrefsFoundation` (else a date
+    /// is the ``PropertyList`` and data `[UInt8]`); `nil` when absent. The
+    /// result is the caller's; thread-safe.
+    public func object(forKey key: String) -> Any? {
+        propertyList(forKey: key).map(AnyValues.object)
+    }
+
+    /// ``propertyList(forKey:)``, chosen where the context wants a
+    /// ``PropertyList`` (`prefs.object(forKey: "K") == .integer(1)`).
+    @_disfavoredOverload
+    public func object(forKey key: String) -> PropertyList? { propertyList(forKey: key) }
 
     /// Reads like ``object(forKey:)``; setting stores in the app's own
     /// domain (current user, any host), and `nil` removes. A refused write
     /// changes nothing; ``trySet(_:forKey:)`` says why.
     public subscript(key: String) -> PropertyList? {
-        get { object(forKey: key) }
+        get { propertyList(forKey: key) }
         nonmutating set { try? trySet(newValue, forKey: key) }
     }
 
     /// The string for `key`; for a number, its decimal text (a boolean
     /// "1" or "0"), as `UserDefaults` gives; `nil` when absent or another kind.
-    public func string(forKey key: String) -> String? { object(forKey: key).flatMap(FoundationCoercion.string) }
+    public func string(forKey key: String) -> String? { propertyList(forKey: key).flatMap(FoundationCoercion.string) }
 
     /// The integer for `key`: a real truncated toward zero, a boolean 1 or
     /// 0, a string's leading decimal integer (`"12.34"` gives 12); 0 when
     /// absent or not convertible, as `UserDefaults` gives.
-    public func integer(forKey key: String) -> Int { object(forKey: key).map(FoundationCoercion.integer) ?? 0 }
+    public func integer(forKey key: String) -> Int { propertyList(forKey: key).map(FoundationCoercion.integer) ?? 0 }
 
     /// The real for `key`: a number, a boolean 1 or 0, a string's leading
     /// decimal number (`"12.34"`, `"1e3"`); 0 when absent or not convertible.
-    public func double(forKey key: String) -> Double { object(forKey: key).map(FoundationCoercion.double) ?? 0 }
+    public func double(forKey key: String) -> Double { propertyList(forKey: key).map(FoundationCoercion.double) ?? 0 }
 
     /// ``double(forKey:)`` rounded to the nearest `Float`.
     public func float(forKey key: String) -> Float { Float(double(forKey: key)) }
@@ -102,40 +145,64 @@ public struct Preferences: Sendable {
     /// The boolean for `key`: a number is true when non-zero, a string when
     /// it starts with Y, y, T, t or a non-zero digit (`"YES"`, `"true"`,
     /// `"1"`); false when absent or another kind, as `UserDefaults` gives.
-    public func bool(forKey key: String) -> Bool { object(forKey: key).map(FoundationCoercion.bool) ?? false }
+    public func bool(forKey key: String) -> Bool { propertyList(forKey: key).map(FoundationCoercion.bool) ?? false }
 
     /// The bytes of the data for `key`, or `nil` (Foundation's `Data` is
     /// in the `PrefsFoundation` product).
     @_disfavoredOverload
-    public func data(forKey key: String) -> [UInt8]? { object(forKey: key)?.dataValue }
+    public func data(forKey key: String) -> [UInt8]? { propertyList(forKey: key)?.dataValue }
 
-    /// The array for `key`, or `nil` when absent or another kind.
-    public func array(forKey key: String) -> [PropertyList]? { object(forKey: key)?.arrayValue }
+    /// The array for `key` with `Any` elements, as `UserDefaults` gives
+    /// it (see ``object(forKey:)``), or `nil` when absent or another kind.
+    public func array(forKey key: String) -> [Any]? {
+        propertyList(forKey: key)?.arrayValue.map { $0.map(AnyValues.object) }
+    }
+
+    /// The array for `key` as property lists, chosen where the context
+    /// wants them; `nil` when absent or another kind.
+    @_disfavoredOverload
+    public func array(forKey key: String) -> [PropertyList]? { propertyList(forKey: key)?.arrayValue }
 
     /// The array of strings for `key`; `nil` when absent, another kind, or
     /// when an element is not a string.
     public func stringArray(forKey key: String) -> [String]? {
-        object(forKey: key).flatMap { [String](propertyList: $0) }
+        propertyList(forKey: key).flatMap { [String](propertyList: $0) }
     }
 
-    /// The dictionary for `key` with `String` keys, or `nil`.
+    /// The dictionary for `key` with `Any` values, as `UserDefaults`
+    /// gives it (see ``object(forKey:)``), or `nil`.
+    public func dictionary(forKey key: String) -> [String: Any]? {
+        propertyList(forKey: key)?.dictionaryValue.map(AnyValues.objects)
+    }
+
+    /// The dictionary for `key` as property lists, chosen where the
+    /// context wants them, or `nil`.
+    @_disfavoredOverload
     public func dictionary(forKey key: String) -> [String: PropertyList]? {
-        object(forKey: key)?.dictionaryValue.map(Self.stringKeyed)
+        propertyList(forKey: key)?.dictionaryValue.map(Self.stringKeyed)
     }
 
     /// The date for `key` as seconds since 1970, or `nil` (Foundation's
     /// `Date` is in the `PrefsFoundation` product).
-    public func date(forKey key: String) -> Double? { object(forKey: key)?.dateValue }
+    public func date(forKey key: String) -> Double? { propertyList(forKey: key)?.dateValue }
 
     /// The value for `key` decoded as `T` (a `Codable` type stored as a
     /// native dictionary or array by ``set(_:forKey:)``); `nil` when
     /// absent or of another shape.
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
-        guard let v = object(forKey: key) else { return nil }
+        guard let v = propertyList(forKey: key) else { return nil }
         return try? PropertyListValueDecoder().decode(type, from: v)
     }
 
-    /// Every key visible along the search list, with the value a read returns.
+    /// Every key visible along the search list, with the value a read
+    /// returns, as `UserDefaults` gives them (see ``object(forKey:)``).
+    public func dictionaryRepresentation() -> [String: Any] {
+        AnyValues.objects((try? store.dictionary(application: applicationID)) ?? [:])
+    }
+
+    /// Every key visible along the search list as property lists, chosen
+    /// where the context wants them.
+    @_disfavoredOverload
     public func dictionaryRepresentation() -> [String: PropertyList] {
         Self.stringKeyed((try? store.dictionary(application: applicationID)) ?? [:])
     }
@@ -187,6 +254,17 @@ public struct Preferences: Sendable {
         try? trySet(value, forKey: key)
     }
 
+    /// Stores an `Any` value, as `UserDefaults.set(_:forKey:)` takes it:
+    /// `String`, `Bool`, the integers, `Double`, `Float`, `[UInt8]`,
+    /// `[Any]`, `[String: Any]`, `AnyHashable`, `Codable` values, and
+    /// Foundation's types with `PrefsFoundation`; `nil` removes. A value a
+    /// property list cannot hold changes nothing
+    /// (``trySet(_:forKey:)-(Any?,_)`` says why).
+    @_disfavoredOverload
+    public func set(_ value: Any?, forKey key: String) {
+        try? trySet(value, forKey: key)
+    }
+
     /// Stores a `Codable` value as native property-list values (a struct
     /// as a dictionary, an array as an array); a value that cannot be
     /// encoded changes nothing (see ``trySet(_:forKey:)-(Encodable,_)``).
@@ -211,6 +289,11 @@ public struct Preferences: Sendable {
     /// layer's value (a suite, the global domain, a default).
     public func removeObject(forKey key: String) { try? tryRemoveObject(forKey: key) }
 
+    /// Removes each of `keys` from the app's own domain, as one change.
+    public func removeObjects(forKeys keys: [String]) {
+        if (try? store.set(keys.map { ($0, nil) }, in: ownDomain)) != nil { didChange() }
+    }
+
     /// Writes this process's pending changes of this application and picks
     /// up other processes' changes. Returns `false` when a write failed
     /// (the changes then stay pending; ``trySynchronize()`` says why).
@@ -223,6 +306,17 @@ public struct Preferences: Sendable {
     /// `.unrepresentable` for values XML cannot hold; nothing changes then.
     public func trySet(_ value: (any PropertyListConvertible)?, forKey key: String) throws(PrefsError) {
         try store.set([(key, value?.propertyList)], in: ownDomain)
+        didChange()
+    }
+
+    /// ``set(_:forKey:)-(Any?,_)``, throwing `.unrepresentable` (naming
+    /// the type) for a value a property list cannot hold.
+    @_disfavoredOverload
+    public func trySet(_ value: Any?, forKey key: String) throws(PrefsError) {
+        let p: PropertyList?
+        if let value { p = try AnyValues.propertyList(value) } else { p = nil }
+        try store.set([(key, p)], in: ownDomain)
+        didChange()
     }
 
     /// ``set(_:forKey:)`` for a `Codable` value, also throwing
@@ -230,11 +324,13 @@ public struct Preferences: Sendable {
     @_disfavoredOverload
     public func trySet<T: Encodable>(_ value: T, forKey key: String) throws(PrefsError) {
         try store.set([(key, Self.encode(value))], in: ownDomain)
+        didChange()
     }
 
     /// ``removeObject(forKey:)``, throwing `.forcedValue` for managed keys.
     public func tryRemoveObject(forKey key: String) throws(PrefsError) {
         try store.set([(key, nil)], in: ownDomain)
+        didChange()
     }
 
     /// ``synchronize()``, throwing why a write failed.
@@ -246,11 +342,17 @@ public struct Preferences: Sendable {
 
     /// Merges `defaults` into this application's registration domain (in
     /// memory, searched after every stored domain). Observers hear of each
-    /// key whose read result changes.
-    public func register(defaults: [String: any PropertyListConvertible]) {
-        var d = PropertyListDictionary(minimumCapacity: defaults.count)
-        for (k, v) in defaults { if let p = v.propertyList { d[PropertyList.Key(k)] = p } }
-        try? store.register(d, application: applicationID)
+    /// key whose read result changes. Values are taken as
+    /// ``set(_:forKey:)-(Any?,_)`` takes them; when one cannot be held
+    /// nothing is registered (``tryRegister(defaults:)`` says why).
+    public func register(defaults: [String: Any]) {
+        try? tryRegister(defaults: defaults)
+    }
+
+    /// ``register(defaults:)``, throwing `.unrepresentable` (naming the
+    /// key) for a value a property list cannot hold; nothing changes then.
+    public func tryRegister(defaults: [String: Any]) throws(PrefsError) {
+        try store.register(AnyValues.propertyListDictionary(defaults), application: applicationID)
     }
 
     /// Registers the defaults of a plist dictionary or settings schema file.
@@ -264,18 +366,34 @@ public struct Preferences: Sendable {
     public func addSuite(named suiteName: String) { try? tryAddSuite(named: suiteName) }
 
     /// Removes a suite from the search list.
-    public func removeSuite(named suiteName: String) { try? store.removeSuite(suiteName, from: applicationID) }
+    public func removeSuite(named suiteName: String) {
+        if (try? store.removeSuite(suiteName, from: applicationID)) != nil { didChange() }
+    }
 
     /// ``addSuite(named:)``, throwing `.invalidApplicationID` for a name a
     /// file cannot be named after.
     public func tryAddSuite(named suiteName: String) throws(PrefsError) {
         try store.addSuite(suiteName, to: applicationID)
+        didChange()
     }
 
     // MARK: Persistent domains
 
     /// The stored values of the domain `domainName` (current user, any
-    /// host), without the search list; `nil` when it holds nothing.
+    /// host), without the search list, as `UserDefaults` gives them (see
+    /// ``object(forKey:)``; a key unchanged since
+    /// ``setPersistentDomain(_:forName:)`` comes back as the value given
+    /// there); `nil` when it holds nothing.
+    public func persistentDomain(forName domainName: String) -> [String: Any]? {
+        guard let id = try? Self.persistentID(domainName),
+            let values = try? store.values(in: id), !values.isEmpty
+        else { return nil }
+        return GivenObjects.objects(values, store: store, persistent: true, domain: id.application)
+    }
+
+    /// The stored values of the domain `domainName` as property lists,
+    /// chosen where the context wants them; `nil` when it holds nothing.
+    @_disfavoredOverload
     public func persistentDomain(forName domainName: String) -> [String: PropertyList]? {
         guard let id = try? Self.persistentID(domainName),
             let values = try? store.values(in: id), !values.isEmpty
@@ -283,24 +401,25 @@ public struct Preferences: Sendable {
         return Self.stringKeyed(values)
     }
 
-    /// Replaces the domain `domainName`'s stored values with `domain`, as one change.
-    public func setPersistentDomain(_ domain: [String: any PropertyListConvertible], forName domainName: String) {
+    /// Replaces the domain `domainName`'s stored values with `domain`
+    /// (values as ``set(_:forKey:)-(Any?,_)`` takes them), as one change.
+    /// A refused domain changes nothing (``trySetPersistentDomain(_:forName:)``
+    /// says why).
+    public func setPersistentDomain(_ domain: [String: Any], forName domainName: String) {
         try? trySetPersistentDomain(domain, forName: domainName)
     }
 
     /// ``setPersistentDomain(_:forName:)``, throwing why it was refused
-    /// (a forced key, a value XML cannot hold, an invalid name).
-    public func trySetPersistentDomain(
-        _ domain: [String: any PropertyListConvertible], forName domainName: String
-    )
-        throws(PrefsError)
-    {
+    /// (a forced key, a value a property list cannot hold, an invalid name).
+    public func trySetPersistentDomain(_ domain: [String: Any], forName domainName: String) throws(PrefsError) {
         let id = try Self.persistentID(domainName)
+        let values = try AnyValues.propertyListDictionary(domain)
         var changes: [(String, PropertyList?)] = []
-        let new = Set(domain.keys)
-        for k in try store.values(in: id).keys where !new.contains(k.string) { changes.append((k.string, nil)) }
-        for (k, v) in domain { changes.append((k, v.propertyList)) }
+        for k in try store.values(in: id).keys where values[k] == nil { changes.append((k.string, nil)) }
+        for (k, v) in values { changes.append((k.string, v)) }
         try store.set(changes, in: id)
+        GivenObjects.remember(domain, as: values, store: store, persistent: true, domain: id.application)
+        didChange()
     }
 
     /// Removes the domain `domainName`: its file goes away, pending changes
@@ -313,6 +432,7 @@ public struct Preferences: Sendable {
     /// be removed (nothing changes then).
     public func tryRemovePersistentDomain(forName domainName: String) throws(PrefsError) {
         try store.removeDomain(Self.persistentID(domainName))
+        didChange()
     }
 
     private static func persistentID(_ name: String) throws(PrefsError) -> DomainID {
@@ -325,21 +445,42 @@ public struct Preferences: Sendable {
     /// `UserDefaults` gives).
     /// `NSArgumentDomain` and `NSRegistrationDomain` name the argument
     /// domain and the registration domain of every application.
+    /// Values come back as `UserDefaults` gives them (see
+    /// ``object(forKey:)``); a key unchanged since
+    /// ``setVolatileDomain(_:forName:)`` as the value given there.
+    public func volatileDomain(forName domainName: String) -> [String: Any] {
+        GivenObjects.objects(store.volatileDomain(domainName) ?? [:], store: store, persistent: false, domain: domainName)
+    }
+
+    /// The in-memory domain `domainName` as property lists, chosen where
+    /// the context wants them.
+    @_disfavoredOverload
     public func volatileDomain(forName domainName: String) -> [String: PropertyList] {
         Self.stringKeyed(store.volatileDomain(domainName) ?? [:])
     }
 
-    /// Sets the in-memory domain `domainName`; one named by one of the
-    /// user's languages is searched as a language domain.
-    public func setVolatileDomain(_ domain: [String: any PropertyListConvertible], forName domainName: String) {
-        var d = PropertyListDictionary(minimumCapacity: domain.count)
-        for (k, v) in domain { if let p = v.propertyList { d[PropertyList.Key(k)] = p } }
-        store.setVolatileDomain(domainName, d)
+    /// Sets the in-memory domain `domainName` (values as
+    /// ``set(_:forKey:)-(Any?,_)`` takes them); one named by one of the
+    /// user's languages is searched as a language domain. A domain with a
+    /// value a property list cannot hold changes nothing
+    /// (``trySetVolatileDomain(_:forName:)`` says why).
+    public func setVolatileDomain(_ domain: [String: Any], forName domainName: String) {
+        try? trySetVolatileDomain(domain, forName: domainName)
+    }
+
+    /// ``setVolatileDomain(_:forName:)``, throwing `.unrepresentable`
+    /// (naming the key) for a value a property list cannot hold.
+    public func trySetVolatileDomain(_ domain: [String: Any], forName domainName: String) throws(PrefsError) {
+        let values = try AnyValues.propertyListDictionary(domain)
+        store.setVolatileDomain(domainName, values)
+        GivenObjects.remember(domain, as: values, store: store, persistent: false, domain: domainName)
+        didChange()
     }
 
     /// Removes the in-memory domain `domainName`.
     public func removeVolatileDomain(forName domainName: String) {
         store.setVolatileDomain(domainName, nil)
+        didChange()
     }
 
     /// The names of the in-memory domains: `NSArgumentDomain` and those
@@ -359,10 +500,20 @@ public struct Preferences: Sendable {
 
     static func encode<T: Encodable>(_ value: T) throws(PrefsError) -> PropertyList? {
         if let direct = value as? any PropertyListConvertible { return direct.propertyList }
+        if let o = value as? any OptionalEncodable, o.isNil { return nil }
         do {
             return try PropertyListValueEncoder().encode(value)
         } catch {
             throw PrefsError(.unrepresentable, "cannot encode \(T.self) as a property list: \(error)")
         }
     }
+}
+
+/// An optional, so that a `Codable` key's `nil` removes the value.
+protocol OptionalEncodable {
+    var isNil: Bool { get }
+}
+
+extension Optional: OptionalEncodable {
+    var isNil: Bool { self == nil }
 }

@@ -12,8 +12,25 @@
 /// prefs.set(["a.txt", "b.txt"], forKey: "Recent")
 /// ```
 ///
-/// Conversions are pure functions of the value: thread-safe.
-public protocol PropertyListConvertible: Codable {
+/// A type of your own conforms by giving ``propertyList`` and
+/// ``init(propertyList:)``, without `Codable`, and is stored as what
+/// ``propertyList`` returns:
+///
+/// ```swift
+/// struct RGB: PropertyListConvertible, Sendable {
+///     var r, g, b: Int
+///     var propertyList: PropertyList? { .array([.integer(r), .integer(g), .integer(b)]) }
+///     init?(propertyList plist: PropertyList) {
+///         guard let c = [Int](propertyList: plist), c.count == 3 else { return nil }
+///         (r, g, b) = (c[0], c[1], c[2])
+///     }
+/// }
+/// ```
+///
+/// A collection stored as its elements conforms to
+/// ``PropertyListElements`` instead. Conversions are pure functions of the
+/// value: thread-safe.
+public protocol PropertyListConvertible {
     /// The property list holding this value; `nil` for a value that holds
     /// nothing (an optional's `nil`, which removes a key when set).
     var propertyList: PropertyList? { get }
@@ -158,5 +175,33 @@ extension Dictionary: PropertyListConvertible where Key == String, Value: Proper
             out[k.string] = v
         }
         self = out
+    }
+}
+
+/// A collection stored as an array of its elements: conform with
+/// ``init(propertyListElements:)`` and get ``PropertyListConvertible``'s
+/// two members (each element converts as its own type does; a stored
+/// array with an element of another type reads as `nil`).
+///
+/// ```swift
+/// struct Tags: Sequence, PropertyListElements, Sendable {
+///     var items: [String]
+///     init(propertyListElements items: [String]) { self.items = items }
+///     func makeIterator() -> [String].Iterator { items.makeIterator() }
+/// }
+/// ```
+public protocol PropertyListElements: Sequence, PropertyListConvertible where Element: PropertyListConvertible {
+    /// The collection of `elements`, in order.
+    init(propertyListElements elements: [Element])
+}
+
+extension PropertyListElements {
+    /// An array of the elements' property lists (`nil` elements left out).
+    public var propertyList: PropertyList? { .array(compactMap { $0.propertyList }) }
+
+    /// The collection of a stored array's elements, when every one converts.
+    public init?(propertyList plist: PropertyList) {
+        guard let items = [Element](propertyList: plist) else { return nil }
+        self.init(propertyListElements: items)
     }
 }

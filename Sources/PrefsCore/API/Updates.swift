@@ -3,22 +3,26 @@
 
 /// A registered change callback; ``cancel()`` (or dropping the last
 /// reference) stops delivery and frees what it held. When ``cancel()``
-/// returns, the callback is not running and will not run again (unless
-/// called from within that very callback). Thread-safe.
+/// returns, a callback of ``Preferences/observe(_:_:)`` is not running and
+/// will not run again (unless called from within that very callback); one
+/// of ``Preferences/onDidChange(_:)`` may still be finishing on the thread
+/// that made a change. Thread-safe.
 public final class PreferenceObservation: Sendable {
-    private let store: PreferencesStore
-    private let token: PreferencesStore.ObserverToken?
+    private let stop: @Sendable () -> Void
     private let cancelled = ProcessLockedFlag()
 
     init(store: PreferencesStore, token: PreferencesStore.ObserverToken?) {
-        self.store = store
-        self.token = token
+        self.stop = { if let token { store.removeObserver(token) } }
+    }
+
+    init(_ stop: @escaping @Sendable () -> Void) {
+        self.stop = stop
     }
 
     /// Stops delivery; later calls do nothing.
     public func cancel() {
-        guard cancelled.set(), let token else { return }
-        store.removeObserver(token)
+        guard cancelled.set() else { return }
+        stop()
     }
 
     deinit { cancel() }
@@ -45,24 +49,72 @@ private final class LastYielded: @unchecked Sendable {
     var value: PropertyList? = nil
 }
 
+/// Names and last values of the keys a stream of several keys follows.
+private final class LastValues: @unchecked Sendable {
+    let lock = ProcessLock()
+    var values: [String: PropertyList?] = [:]
+}
+
 extension Preferences {
-    /// The value for `key` (`nil` when absent) now, then after every change
-    /// that alters what a read returns: a set or removal in this process,
-    /// another process's synchronize, a hand edit of the file, a
-    /// registration, a suite added or removed. Breaking out of the loop
-    /// stops delivery and frees what it held. Values arrive in order on a
-    /// library thread; each is read when its change is delivered, so
-    /// changes that come faster than delivery are coalesced and the last
-    /// value always arrives.
-    public func updates(forKey key: String) -> AsyncStream<PropertyList?> {
-        stream(key) { $0 }
+    /// A change of a key's value, as ``observe(_:_:)-(_,(Change<Value>)->Void)``
+    /// passes it: the value a read returned before and the one it returns now.
+    public struct Change<Value: Sendable>: Sendable {
+        /// What a read returned before the change (the default when unset).
+        public let oldValue: Value
+        /// What a read returns after it.
+        public let newValue: Value
+    }
+
+    /// The value for `key` (`nil` when absent) now, unless `initial` is
+    /// false, then after every change that alters what a read returns: a
+    /// set or removal in this process, another process's synchronize, a
+    /// hand edit of the file, a registration, a suite added or removed.
+    /// Breaking out of the loop stops delivery and frees what it held.
+    /// Values arrive in order on a library thread; each is read when its
+    /// change is delivered, so changes that come faster than delivery are
+    /// coalesced and the last value always arrives.
+    public func updates(forKey key: String, initial: Bool = true) -> AsyncStream<PropertyList?> {
+        stream(key, initial: initial) { $0 }
     }
 
     /// The typed value for `key` (its default when unset or invalid) now,
-    /// then after every change, as ``updates(forKey:)``.
-    public func updates<Value>(for key: Key<Value>) -> AsyncStream<Value> {
+    /// unless `initial` is false, then after every change, as
+    /// ``updates(forKey:initial:)``.
+    public func updates<Value>(for key: Key<Value>, initial: Bool = true) -> AsyncStream<Value> {
         key.declare(in: applicationID)
-        return stream(key.name) { p in p.flatMap(key.decode) ?? key.defaultValue }
+        return stream(key.name, initial: initial) { p in p.flatMap(key.decode) ?? key.defaultValue }
+    }
+
+    /// An element now, unless `initial` is false, then one after every
+    /// change that alters what a read of any of `keys` returns (keys of
+    /// different value types may be mixed: `updates(for: [.fontSize,
+    /// .theme])`); read the values you need in the loop. Changes that come
+    /// faster than delivery are coalesced. Breaking out of the loop stops
+    /// delivery and frees what it held.
+    public func updates(for keys: [Keys], initial: Bool = true) -> AsyncStream<Void> {
+        let me = self
+        for key in keys { key.declare(in: applicationID) }
+        let names = Set(keys.map(\.name))
+        return AsyncStream { continuation in
+            let last = LastValues()
+            // Observe first, so that no change between the first read and
+            // the observer's start is missed.
+            let token = try? me.store.addObserver(application: me.applicationID, key: nil) { _, key in
+                guard names.contains(key) else { return }
+                last.lock.withLock {
+                    let v = me.propertyList(forKey: key)
+                    if let old = last.values[key], old == v { return }
+                    last.values[key] = v
+                    continuation.yield()
+                }
+            }
+            last.lock.withLock {
+                for n in names where last.values[n] == nil { last.values[n] = .some(me.propertyList(forKey: n)) }
+                if initial { continuation.yield() }
+            }
+            let observation = PreferenceObservation(store: me.store, token: token)
+            continuation.onTermination = { _ in observation.cancel() }
+        }
     }
 
     /// Calls `callback` with the new value for `key` after every change
@@ -76,20 +128,48 @@ extension Preferences {
         return observe(forKey: key.name) { p in callback(p.flatMap(key.decode) ?? key.defaultValue) }
     }
 
+    /// Calls `callback` with the old and the new value for `key` after
+    /// every change that alters what a read returns, as
+    /// ``observe(_:_:)-(_,(Value)->Void)``:
+    ///
+    /// ```swift
+    /// let token = prefs.observe(.fontSize) { change in
+    ///     print(change.oldValue, "->", change.newValue)
+    /// }
+    /// ```
+    @_disfavoredOverload
+    public func observe<Value>(
+        _ key: Key<Value>, _ callback: @escaping @Sendable (Change<Value>) -> Void
+    ) -> PreferenceObservation {
+        key.declare(in: applicationID)
+        return observeChanges(forKey: key.name) { old, new in
+            callback(Change(oldValue: old.flatMap(key.decode) ?? key.defaultValue, newValue: new.flatMap(key.decode) ?? key.defaultValue))
+        }
+    }
+
     /// Calls `callback` with the new value for `key` (`nil`: absent) after
-    /// every change that alters what a read returns, as ``observe(_:_:)``.
+    /// every change that alters what a read returns, as ``observe(_:_:)-(_,(Value)->Void)``.
     public func observe(forKey key: String, _ callback: @escaping @Sendable (PropertyList?) -> Void) -> PreferenceObservation {
+        observeChanges(forKey: key) { _, new in callback(new) }
+    }
+
+    /// Calls `callback` with the value before and after every change of
+    /// `key` that alters what a read returns.
+    func observeChanges(
+        forKey key: String, _ callback: @escaping @Sendable (PropertyList?, PropertyList?) -> Void
+    ) -> PreferenceObservation {
         let me = self
         let last = LastYielded()
         last.started = true
-        last.value = object(forKey: key)
+        last.value = propertyList(forKey: key)
         let token = try? store.addObserver(application: applicationID, key: key) { _, _ in
             last.lock.lock()
-            let v = me.object(forKey: key)
+            let v = me.propertyList(forKey: key)
             guard v != last.value else { return last.lock.unlock() }
+            let old = last.value
             last.value = v
             last.lock.unlock()
-            callback(v)
+            callback(old, v)
         }
         return PreferenceObservation(store: store, token: token)
     }
@@ -102,25 +182,25 @@ extension Preferences {
         return PreferenceObservation(store: store, token: token)
     }
 
-    private func stream<T>(_ key: String, _ transform: @escaping @Sendable (PropertyList?) -> T) -> AsyncStream<T> {
+    private func stream<T>(_ key: String, initial: Bool, _ transform: @escaping @Sendable (PropertyList?) -> T) -> AsyncStream<T> {
         let me = self
         return AsyncStream { continuation in
             let last = LastYielded()
             // Reads and yields under one lock, so values arrive in the order
             // they were read and each change is compared with the last one.
-            let emit: @Sendable () -> Void = {
+            let emit: @Sendable (_ first: Bool) -> Void = { first in
                 last.lock.withLock {
-                    let v = me.object(forKey: key)
+                    let v = me.propertyList(forKey: key)
                     if last.started && v == last.value { return }
                     last.started = true
                     last.value = v
-                    continuation.yield(transform(v))
+                    if !first || initial { continuation.yield(transform(v)) }
                 }
             }
             // Observe first, so that no change between the first read and
             // the observer's start is missed.
-            let token = try? me.store.addObserver(application: me.applicationID, key: key) { _, _ in emit() }
-            emit()
+            let token = try? me.store.addObserver(application: me.applicationID, key: key) { _, _ in emit(false) }
+            emit(true)
             let observation = PreferenceObservation(store: me.store, token: token)
             continuation.onTermination = { _ in observation.cancel() }
         }
