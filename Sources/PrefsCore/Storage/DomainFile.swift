@@ -199,9 +199,7 @@ final class Domain: @unchecked Sendable {
                     indexed = contents
                     materialized = nil
                 } else {
-                    let read = try decode(bytes, print, path: target, usingIndex: false)
-                    rebuild(from: read.values)
-                    order = read.order
+                    rebuild(from: try Domain.decode(bytes, path: target))
                 }
                 problem = nil
                 source = print
@@ -217,20 +215,14 @@ final class Domain: @unchecked Sendable {
 
     /// The dictionary the domain file whose bytes are `bytes` holds, and its
     /// keys in the file's order when known: from the index when it has the
-    /// values of exactly these bytes, else parsed (and, unless `saving` is
-    /// false, the index made anew).
-    private func decode(
-        _ bytes: [UInt8], _ print: Fingerprint, path: String, usingIndex: Bool = true, saving: Bool = true
-    ) throws(PrefsError) -> (
+    /// values of exactly these bytes, else parsed. Never writes an index:
+    /// a process that only reads pays for the parse and nothing else, and
+    /// the next libprefs write of the domain makes its index.
+    private func decode(_ bytes: [UInt8], _ print: Fingerprint, path: String) throws(PrefsError) -> (
         values: Values, order: [Entry]?
     ) {
-        guard let index else { return (try Domain.decode(bytes, path: path), nil) }
-        if usingIndex, let all = index.contents(for: print)?.allValues() { return all }
-        let values = try Domain.decode(bytes, path: path)
-        guard saving else { return (values, nil) }
-        let entries = values.sortedByKey()
-        index.save(entries, for: print, byWriter: false)
-        return (values, entries)
+        if let index, let all = index.contents(for: print)?.allValues() { return all }
+        return (try Domain.decode(bytes, path: path), nil)
     }
 
     /// The dictionary a domain file holds, or why it holds none.
@@ -334,7 +326,7 @@ final class Domain: @unchecked Sendable {
                     metChanges = false
                 } else {
                     do throws(PrefsError) {
-                        (stored, base) = try decode(bytes, print, path: target, saving: false)
+                        (stored, base) = try decode(bytes, print, path: target)
                     } catch {
                         let aside = try FileSystem.moveAsideCorrupt(target)
                         note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
@@ -349,7 +341,7 @@ final class Domain: @unchecked Sendable {
             FileSystem.removeLeftoverTemporaries(of: target)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
             let written = Fingerprint(bytes)
-            index?.save(entries, for: written, byWriter: true)
+            index?.save(entries, for: written)
             order = entries
             commitMetChanges = metChanges
             source = written

@@ -219,10 +219,10 @@ struct DomainIndex {
     /// Records `values` (the entries in the file's order) as what the
     /// domain file whose bytes have the fingerprint `xml` holds. Best
     /// effort: an index that cannot be written is simply not there, and the
-    /// next reader parses the XML. A writer makes the cache
-    /// directory when it is missing; a reader only makes `prefs` in an
-    /// existing one, so that reading never creates `$HOME` or `.cache`.
-    func save(_ values: [(key: PropertyList.Key, value: PropertyList)], for xml: Domain.Fingerprint, byWriter: Bool) {
+    /// next reader parses the XML. Only writers call it (they make the
+    /// cache directory when it is missing): a process that only reads
+    /// writes nothing.
+    func save(_ values: [(key: PropertyList.Key, value: PropertyList)], for xml: Domain.Fingerprint) {
         var buckets = 8
         while buckets < values.count * 2 { buckets *= 2 }
         guard buckets <= Int(UInt32.max) else { return }
@@ -269,11 +269,7 @@ struct DomainIndex {
         out += pathBytes
         out += body
         let dir = FileSystem.parent(of: path)
-        if byWriter {
-            guard (try? FileSystem.makeDirectories(dir, mode: 0o700)) != nil else { return }
-        } else if mkdir(dir, 0o700) != 0 && errno != EEXIST {
-            return
-        }
+        guard (try? FileSystem.makeDirectories(dir, mode: 0o700)) != nil else { return }
         guard Self.isOwnPrivateDirectory(dir) else { return }
         try? FileSystem.replaceCacheFile(path, with: out)
     }
