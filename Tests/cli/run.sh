@@ -1082,6 +1082,15 @@ expect "first read/stale index: the next process" 0 "8" "" -- read $F Count
 expect "first read/stale index: the key only the index had" 1 "" "*" -- read $F Extra
 tree >"$WORK/tree.after"
 ok "first read/a stale index is left as it is by readers" cmp -s "$WORK/tree.before" "$WORK/tree.after"
+# A writer killed between the rename of the domain file and the write of
+# its index leaves the old index: readers must see the new file.
+expect "first read/a libprefs write makes a current index" 0 "" "" -- write $F Count -int 9
+PREFS_TEST_FAIL=crash-before-index bash -c '"$1" write "$2" Count -int 10; exit $?' - "$PREFS" $F >/dev/null 2>&1
+ok "first read/a writer killed after its rename" test $? -eq 137
+expect "first read/after the crash: one process" 0 "10" "" -- read $F Count
+expect "first read/after the crash: the next process" 0 "eight" "" -- read $F Name
+expect "first read/after the crash, the next write" 0 "" "" -- write $F Name again
+expect "first read/after the crash, its index is read" 0 "10" "" -- read $F Count
 
 # ---------------------------------------------------------------------------
 
