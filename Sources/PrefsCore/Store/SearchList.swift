@@ -94,11 +94,15 @@ extension PreferencesStore {
 
     /// Whether a managed layer of `v` holds `key` (a write is then refused).
     func isForced(_ key: PropertyList.Key, in v: SearchView, _ s: inout State) -> Bool {
+        // Files the watcher saw change, which no read has re-read yet (see
+        // ``noticeExternalChanges()``): re-read once, as the next read would,
+        // not at every set until a read comes.
+        if s.changedOutside {
+            s.changedOutside = false
+            refreshLoaded(&s)
+        }
         for i in v.layers.indices {
-            guard case .managed(let p) = v.layers[i] else { continue }
-            // A managed file the watcher saw change, which no read has
-            // re-read yet (see ``noticeExternalChanges()``).
-            if s.changedOutside, let d = s.domains[p], reload(d, &s) { invalidateViews(&s) }
+            guard case .managed = v.layers[i] else { continue }
             if lookup(key, at: i, of: v, &s) != nil { return true }
         }
         return false
