@@ -7,7 +7,12 @@ extension PreferencesStore {
     final class SearchView: @unchecked Sendable {
         let application: String
         // Like `merged`, accessed only under the store's lock.
-        @exclusivity(unchecked) var layers: [Layer]
+        @exclusivity(unchecked) var layers: [Layer] {
+            didSet { managedLayers = Self.managedIndices(layers) }
+        }
+        /// The positions of the managed layers in `layers`, which every set
+        /// looks at (without going through the other layers).
+        @exclusivity(unchecked) private(set) var managedLayers: [Int]
         /// Accessed only under the store's lock, so the exclusivity check is
         /// left out of the read path.
         @exclusivity(unchecked) var merged: PropertyListDictionary? = nil
@@ -28,7 +33,15 @@ extension PreferencesStore {
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
+            managedLayers = Self.managedIndices(layers)
             domains = Array(repeating: nil, count: layers.count)
+        }
+
+        private static func managedIndices(_ layers: [Layer]) -> [Int] {
+            layers.indices.filter {
+                if case .managed = layers[$0] { return true }
+                return false
+            }
         }
     }
 
@@ -101,10 +114,7 @@ extension PreferencesStore {
             s.changedOutside = false
             refreshLoaded(&s)
         }
-        for i in v.layers.indices {
-            guard case .managed = v.layers[i] else { continue }
-            if lookup(key, at: i, of: v, &s) != nil { return true }
-        }
+        for i in v.managedLayers where lookup(key, at: i, of: v, &s) != nil { return true }
         return false
     }
 
