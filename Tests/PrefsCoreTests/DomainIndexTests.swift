@@ -22,8 +22,9 @@ struct DomainIndexTests {
     }
 
     func contents(_ box: StoreSandbox) -> DomainIndex.Contents? {
-        guard let xml = FileManager.default.contents(atPath: box.expectedPath(Self.app)) else { return nil }
-        return index(box).contents(for: Domain.Fingerprint(Array(xml)))
+        let path = box.expectedPath(Self.app)
+        guard let xml = FileManager.default.contents(atPath: path), let stamp = try? FileSystem.stamp(path) else { return nil }
+        return index(box).contents(for: stamp, content: { Array(xml) })
     }
 
     static let everyKind: [String: PropertyList] = [
@@ -57,18 +58,26 @@ struct DomainIndexTests {
         }
     }
 
-    @Test func aReaderMakesTheIndexOfAFileItDidNotWrite() throws {
+    /// A domain another program wrote is parsed by its readers, who write
+    /// nothing, not even its index inside an existing cache directory; the
+    /// next libprefs write makes the index, and later readers use it.
+    @Test func onlyAWriterMakesTheIndexOfAFileItDidNotWrite() throws {
         try inSandbox { box in
             let path = box.expectedPath(Self.app)
             try Data("<plist version=\"1.0\"><dict><key>A</key><integer>1</integer></dict></plist>".utf8).write(to: URL(fileURLWithPath: path))
-            // Without a cache directory, a reader makes none.
             #expect(try box.store().value(forKey: "A", application: Self.app) == .integer(1))
             #expect(!FileManager.default.fileExists(atPath: box.root + "/cache"))
-            // With one (as ~/.cache usually is), it makes its index there.
             mkdirs(box.root + "/cache")
+            for _ in 0..<2 { #expect(try box.store().value(forKey: "A", application: Self.app) == .integer(1)) }
+            let made = (try? FileManager.default.contentsOfDirectory(atPath: box.root + "/cache")) ?? []
+            #expect(made.isEmpty, "a reader wrote \(made)")
             #expect(contents(box) == nil)
-            #expect(try box.store().value(forKey: "A", application: Self.app) == .integer(1))
-            #expect(contents(box) != nil)
+            let writer = box.store()
+            try writer.set([("B", .integer(2))], in: DomainID(application: Self.app, user: .current, host: .any))
+            try writer.synchronize(application: Self.app)
+            let c = try #require(contents(box))
+            guard case .value(.integer(1)) = c.value(forKey: "A") else { Issue.record("the write made no index of A"); return }
+            #expect(try box.store().value(forKey: "B", application: Self.app) == .integer(2))
         }
     }
 
@@ -78,6 +87,17 @@ struct DomainIndexTests {
     @Test func aSameSizeEditWithTheSameTimeIsSeen() throws {
         try inSandbox { box in
             let path = try written(box, ["Colour": "red", "Size": .integer(10)])
+            let original = try #require(FileManager.default.contents(atPath: path)).map { $0 }
+            // Racy, and the file as it was: used, after its bytes were compared.
+            let unchanged = try #require(try FileSystem.stamp(path))
+            try record(box, unchanged, made: unchanged.ctimeNanoseconds, content: original)
+            var compared = false
+            let racy = index(box).contents(
+                for: unchanged,
+                content: {
+                    compared = true; return original
+                })
+            #expect(racy != nil && compared)
             var before = stat()
             #expect(stat(path, &before) == 0)
             let old = try String(contentsOfFile: path, encoding: .utf8)
@@ -96,7 +116,8 @@ struct DomainIndexTests {
     }
 
     /// What another program writes (Foundation takes no lock and makes no
-    /// index) is read from the XML, and the index is made anew.
+    /// index) is read from the XML; the stale index is left for the next
+    /// libprefs write to replace.
     @Test func aStaleIndexAfterAnotherProgramsWriteIsNotUsed() throws {
         try inSandbox { box in
             let path = try written(box, ["Name": "libprefs"])
@@ -105,8 +126,8 @@ struct DomainIndexTests {
             let reader = box.store()
             #expect(try reader.value(forKey: "Name", application: Self.app) == "Foundation")
             #expect(try reader.value(forKey: "Extra", application: Self.app) == .integer(1))
-            let c = try #require(contents(box))
-            guard case .value("Foundation") = c.value(forKey: "Name") else { Issue.record("the index was not made anew"); return }
+            #expect(try box.store().value(forKey: "Name", application: Self.app) == "Foundation")
+            #expect(contents(box) == nil)
         }
     }
 
@@ -119,35 +140,40 @@ struct DomainIndexTests {
             let indexPath = index(box).path
             var bytes = try #require(FileManager.default.contents(atPath: indexPath))
             switch damage {
-            case "flip": bytes[bytes.count - 3] ^= 0x40
+            case "flip": bytes[bytes.count - 3] ^= 0x40  // inside the last entry, "Other"
             case "truncate": bytes = bytes.prefix(bytes.count / 2)
             case "empty": bytes = Data()
             default: bytes = Data(repeating: 0xA5, count: bytes.count)
             }
             try bytes.write(to: URL(fileURLWithPath: indexPath))
-            #expect(contents(box) == nil)
+            if damage == "flip" {
+                // The header is whole: the damaged entry fails its check when read.
+                let c = try #require(contents(box))
+                guard case .corrupt = c.value(forKey: "Other") else { Issue.record("a damaged entry was used"); return }
+                #expect(c.allValues() == nil)
+            } else {
+                #expect(contents(box) == nil)
+            }
             let reader = box.store()
             #expect(try reader.value(forKey: "Key", application: Self.app) == "value")
             #expect(try reader.value(forKey: "Other", application: Self.app) == .integer(7))
         }
     }
 
-    /// An index whose hashes were made to match but whose entries point
-    /// outside it: the reader falls back to the XML.
+    /// An index whose header checks but whose entry points outside it:
+    /// the reader falls back to the XML.
     @Test func entriesOutOfBoundsFallBackToTheXML() throws {
         try inSandbox { box in
             _ = try written(box, ["Key": "value"])
             let indexPath = index(box).path
             var bytes = try #require(FileManager.default.contents(atPath: indexPath)).map { $0 }
             let bodyStart = DomainIndex.headerSize + box.expectedPath(Self.app).utf8.count
-            let buckets = Int(bytes[44]) | Int(bytes[45]) << 8
-            // The first entry's value offset: far past the end.
-            let at = bodyStart + buckets * 4 + 8
-            bytes[at + 3] = 0x7F
-            let hash = bytes[bodyStart...].withUnsafeBytes { ContentHash.of($0) }
-            withUnsafeBytes(of: hash.littleEndian) { for i in 0..<8 { bytes[32 + i] = $0[i] } }
+            let buckets = Int(bytes[116]) | Int(bytes[117]) << 8
+            // The first entry's offset: far past the end.
+            bytes[bodyStart + buckets * 4 + 3] = 0x7F
             try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
-            #expect(contents(box) != nil, "the header checks pass")
+            let c = try #require(contents(box), "the header checks pass")
+            guard case .corrupt = c.value(forKey: "Key") else { Issue.record("an entry out of bounds was used"); return }
             #expect(try box.store().value(forKey: "Key", application: Self.app) == "value")
         }
     }
@@ -174,13 +200,11 @@ struct DomainIndexTests {
             let indexPath = index(box).path
             var bytes = try #require(FileManager.default.contents(atPath: indexPath)).map { $0 }
             let bodyStart = DomainIndex.headerSize + path.utf8.count
-            let buckets = Int(bytes[44]) | Int(bytes[45]) << 8
+            let buckets = Int(bytes[116]) | Int(bytes[117]) << 8
             // "Other" is the second entry: its value's tag becomes unknown.
-            let at = bodyStart + buckets * 4 + 16 + 8
-            let valueOffset = Int(bytes[at]) | Int(bytes[at + 1]) << 8
-            bytes[bodyStart + valueOffset] = 99
-            let hash = bytes[bodyStart...].withUnsafeBytes { ContentHash.of($0) }
-            withUnsafeBytes(of: hash.littleEndian) { for i in 0..<8 { bytes[32 + i] = $0[i] } }
+            let at = bodyStart + buckets * 4 + 16
+            let offset = Int(bytes[at]) | Int(bytes[at + 1]) << 8
+            bytes[bodyStart + offset + Int(bytes[at + 4])] = 99
             try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
             let reader = box.store()
             #expect(try reader.value(forKey: "Key", application: Self.app) == "value")
@@ -292,5 +316,212 @@ struct DomainIndexTests {
         #expect(seen.count == 10_000)
         let a = Array(repeating: UInt8(7), count: 100), b = a.enumerated().map { $0.offset == 99 ? UInt8(8) : $0.element }
         #expect(a.withUnsafeBytes { ContentHash.of($0) } != b.withUnsafeBytes { ContentHash.of($0) })
+    }
+
+    @Test func sipHashMatchesTheReferenceVectors() {
+        // SipHash-2-4-128, key 00 01 ... 0f, messages of 0, 1 and 15 bytes 00 01 ...
+        let key = SipHash.Key(k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908)
+        #expect(SipHash([], key: key) == SipHash(h0: 0xe6a8_25ba_047f_81a3, h1: 0x9302_55c7_1472_f66d))
+        #expect(SipHash([0], key: key) == SipHash(h0: 0x44af_996b_d8c1_87da, h1: 0x45fc_229b_1159_7634))
+        #expect(SipHash(Array(0..<15), key: key) != SipHash(Array(0..<14), key: key))
+        #expect(SipHash([1], key: key) != SipHash([1], key: SipHash.Key(k0: 1, k1: 0)))
+    }
+
+    /// Rewrites the identity an index records for its XML file, the time
+    /// it was made, the keyed hash of `content`, and its header's check:
+    /// what a writer would have recorded had the file's times been those of
+    /// `stamp` on a file system with a coarse clock.
+    func record(_ box: StoreSandbox, _ stamp: FileSystem.Stamp, made: Int64, content: [UInt8]) throws {
+        let indexPath = index(box).path
+        var bytes = try #require(FileManager.default.contents(atPath: indexPath)).map { $0 }
+        func put(_ v: UInt64, at: Int) { withUnsafeBytes(of: v.littleEndian) { for i in 0..<8 { bytes[at + i] = $0[i] } } }
+        put(UInt64(bitPattern: stamp.mtimeSeconds), at: 40)
+        put(UInt64(bitPattern: stamp.mtimeNanoseconds), at: 48)
+        put(UInt64(bitPattern: stamp.ctimeNanoseconds), at: 56)
+        put(UInt64(bitPattern: made), at: 64)
+        let key = SipHash.Key.random()
+        let digest = SipHash(content, key: key)
+        for (i, v) in [key.k0, key.k1, digest.h0, digest.h1].enumerated() { put(v, at: 72 + 8 * i) }
+        var header = Array(bytes[0..<120])
+        header += bytes[DomainIndex.headerSize..<(DomainIndex.headerSize + box.expectedPath(Self.app).utf8.count)]
+        put(header.withUnsafeBytes { ContentHash.of($0) }, at: 120)
+        try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
+    }
+
+    /// The racy window: an edit in place, of the same size, with the times
+    /// put back (`utimensat`), within the same tick of a coarse clock as the
+    /// index was made, keeps the file's whole identity. Here the clock is
+    /// fine-grained, so the identity the index records is set to the edited
+    /// file's, and its time of making to that tick: the reader must see the
+    /// edit by the file's content, through the keyed hash.
+    @Test func anEditInTheRacyWindowIsSeenByItsContent() throws {
+        try inSandbox { box in
+            let path = try written(box, ["Colour": "red", "Size": .integer(10)])
+            let original = try #require(FileManager.default.contents(atPath: path)).map { $0 }
+            // Racy, and the file as it was: used, after its bytes were compared.
+            let unchanged = try #require(try FileSystem.stamp(path))
+            try record(box, unchanged, made: unchanged.ctimeNanoseconds, content: original)
+            var compared = false
+            let racy = index(box).contents(
+                for: unchanged,
+                content: {
+                    compared = true; return original
+                })
+            #expect(racy != nil && compared)
+            var before = stat()
+            #expect(stat(path, &before) == 0)
+            let old = try String(contentsOfFile: path, encoding: .utf8)
+            let new = old.replacingOccurrences(of: "red", with: "tan").replacingOccurrences(of: "10", with: "99")
+            let fd = open(path, O_WRONLY)
+            #expect(fd >= 0)
+            _ = Array(new.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            var times = [before.st_atim, before.st_mtim]
+            #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+            let edited = try #require(try FileSystem.stamp(path))
+            #expect(edited.size == Int64(old.utf8.count) && edited.mtime == FileSystem.Stamp(before).mtime)
+            try record(box, edited, made: edited.ctimeNanoseconds, content: original)
+            let c = contents(box)
+            #expect(c == nil, "a racy index whose hash does not match the file was used")
+            let reader = box.store()
+            #expect(try reader.value(forKey: "Colour", application: Self.app) == "tan")
+            #expect(try reader.value(forKey: "Size", application: Self.app) == .integer(99))
+            // The same identity made a tick before: trusted without reading
+            // the XML (which a later change could not have kept).
+            try record(box, edited, made: edited.ctimeNanoseconds + 1, content: original)
+            let trusted = try #require(contents(box))
+            guard case .value("red") = trusted.value(forKey: "Colour") else { Issue.record("the identity was not trusted"); return }
+        }
+    }
+
+    /// A writer's index on this file system is not racy: readers do not
+    /// read the XML to use it (its identity proves it current).
+    @Test func aWritersIndexIsTrustedOnIdentity() throws {
+        try inSandbox { box in
+            let path = try written(box, ["Key": "value"])
+            let stamp = try #require(try FileSystem.stamp(path))
+            var read = false
+            let c = index(box).contents(
+                for: stamp,
+                content: {
+                    read = true; return nil
+                })
+            if let c, !c.record.isRacy {
+                #expect(!read)
+            } else {
+                // A file system with a coarse clock: the index is racy, and
+                // without the bytes it cannot be used.
+                #expect(c == nil && read)
+            }
+        }
+    }
+
+    /// The 64-bit hash that fingerprinted domain files, inverted: a file of
+    /// the same size and the same ``ContentHash`` as `original`, whose
+    /// `from` text (inside a string value) is replaced by other letters.
+    static func forge(_ original: [UInt8], _ from: String) -> [UInt8]? {
+        let m1: UInt64 = 0x9E37_79B9_7F4A_7C15, m2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        func inverse(_ m: UInt64) -> UInt64 {
+            var x = m
+            for _ in 0..<6 { x = x &* (2 &- m &* x) }
+            return x
+        }
+        func mix(_ h: UInt64, _ w: UInt64) -> UInt64 {
+            let x = h ^ (w &* m2)
+            return ((x << 29) | (x >> 35)) &* m1
+        }
+        func word(_ b: [UInt8], _ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(b[at + $1]) << (8 * UInt64($1)) } }
+        guard let start = original.firstRange(of: Array(from.utf8))?.lowerBound else { return nil }
+        // Two blocks of 32 bytes inside the text; lane 0 of each is changed.
+        let block = (start + 31) / 32
+        guard (block + 2) * 32 <= start + from.utf8.count, (block + 2) * 32 <= original.count else { return nil }
+        var h = UInt64(original.count) ^ m1
+        for b in 0..<block { h = mix(h, word(original, b * 32)) }
+        let target = mix(mix(h, word(original, block * 32)), word(original, (block + 1) * 32))
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        for n in 0..<50_000_000 {
+            var w1: UInt64 = 0
+            var v = n
+            for i in 0..<8 {
+                w1 |= UInt64(letters[v % letters.count]) << (8 * UInt64(i))
+                v /= letters.count
+            }
+            if w1 == word(original, block * 32) { continue }
+            let x = target &* inverse(m1)
+            let w2 = (((x >> 29) | (x << 35)) ^ mix(h, w1)) &* inverse(m2)
+            guard (0..<8).allSatisfy({ letters.contains(UInt8(truncatingIfNeeded: w2 >> (8 * UInt64($0)))) }) else { continue }
+            var forged = original
+            for i in 0..<8 {
+                forged[block * 32 + i] = UInt8(truncatingIfNeeded: w1 >> (8 * UInt64(i)))
+                forged[(block + 1) * 32 + i] = UInt8(truncatingIfNeeded: w2 >> (8 * UInt64(i)))
+            }
+            return forged
+        }
+        return nil
+    }
+
+    /// A file forged to have the size and the 64-bit hash of the domain's
+    /// file, with another value, copied over it: readers see the new value,
+    /// not the index's old one.
+    @Test func aForgedFileOfTheSameSizeAndHashIsNotTakenForTheOld() throws {
+        try inSandbox { box in
+            let text = String(repeating: "a", count: 160)
+            let path = try written(box, ["Name": .string(text), "Other": .integer(1)])
+            let original = try #require(FileManager.default.contents(atPath: path)).map { $0 }
+            let forged = try #require(Self.forge(original, text))
+            #expect(forged != original && forged.count == original.count)
+            #expect(forged.withUnsafeBytes { ContentHash.of($0) } == original.withUnsafeBytes { ContentHash.of($0) })
+            let value = try #require(try PropertyList.parse(forged).dictionaryValue?["Name"])
+            #expect(value != .string(text))
+            try Data(forged).write(to: URL(fileURLWithPath: path), options: .atomic)
+            #expect(try box.store().value(forKey: "Name", application: Self.app) == value)
+        }
+    }
+
+    /// The same forged file written in place over a domain a process has
+    /// loaded: that process's next write of another key keeps the forged
+    /// file's value instead of putting its old one back.
+    @Test func aWriteAfterAForgedFileKeepsItsValues() throws {
+        try inSandbox { box in
+            let text = String(repeating: "b", count: 160)
+            let path = try written(box, ["Name": .string(text)])
+            let store = box.store()
+            #expect(try store.value(forKey: "Name", application: Self.app) == .string(text))
+            let original = try #require(FileManager.default.contents(atPath: path)).map { $0 }
+            let forged = try #require(Self.forge(original, text))
+            let value = try #require(try PropertyList.parse(forged).dictionaryValue?["Name"])
+            let fd = open(path, O_WRONLY)
+            #expect(fd >= 0)
+            _ = forged.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            try store.set([("Unrelated", .integer(1))], in: DomainID(application: Self.app, user: .current, host: .any))
+            try store.synchronize(application: Self.app)
+            let onDisk = try #require(FileManager.default.contents(atPath: path))
+            let after = try #require(try PropertyList.parse(Array(onDisk)).dictionaryValue)
+            #expect(after["Name"] == value)
+            #expect(after["Unrelated"] == .integer(1))
+        }
+    }
+
+    /// A crash between the rename of a domain file and its index's write
+    /// leaves the old index, which describes the old file: the next
+    /// reader parses the new file, and the next write makes a new index.
+    @Test func theIndexAfterACrashBetweenRenameAndIndexWrite() throws {
+        try inSandbox { box in
+            _ = try written(box, ["Key": "old", "Kept": .integer(1)])
+            let indexPath = index(box).path
+            let saved = try #require(FileManager.default.contents(atPath: indexPath))
+            let writer = box.store()
+            try writer.set([("Key", "new")], in: DomainID(application: Self.app, user: .current, host: .any))
+            try writer.synchronize(application: Self.app)
+            // As if the process had died after its rename: the old index.
+            try saved.write(to: URL(fileURLWithPath: indexPath))
+            #expect(contents(box) == nil)
+            #expect(try box.store().value(forKey: "Key", application: Self.app) == "new")
+            #expect(try box.store().value(forKey: "Kept", application: Self.app) == .integer(1))
+            _ = try written(box, ["Other": .integer(2)])
+            let c = try #require(contents(box))
+            guard case .value("new") = c.value(forKey: "Key") else { Issue.record("no new index"); return }
+        }
     }
 }

@@ -1234,6 +1234,56 @@ expect "sync/remove keeps the value locally" 0 "" "" -- sync remove $S Color
 expect "sync/removed: the app's domain answers" 0 "Color = red (app)" "" -- explain $S Color
 unset PREFS_SYNC_DIR
 
+# A domain another program wrote (by hand, Foundation, plistlib), read by
+# short-lived processes: without an index, with one made by a libprefs
+# write, and with that index stale after another program's rewrite. Every
+# read is right, and a process that only reads writes nothing.
+
+F=com.example.foreign
+mkdir -p "$HOME/.cache"
+foreign() {
+    printf '%s\n' '<?xml version="1.0" encoding="UTF-8"?>' \
+        '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">' \
+        '<plist version="1.0">' '<dict>' \
+        "	<key>Count</key>" "	<integer>$1</integer>" \
+        "	<key>List</key>" "	<array>" "		<string>$2</string>" "		<integer>$1</integer>" "	</array>" \
+        "	<key>Name</key>" "	<string>$2</string>" '</dict>' '</plist>' >"$WORK/foreign.plist"
+    mv "$WORK/foreign.plist" "$CFG/$F.plist"
+}
+tree() { (cd "$WORK" && find home config -printf '%p %s %T@ %C@\n' | sort); }
+index_of_F() { find "$HOME/.cache/prefs" -name "$F.plist.*.index" 2>/dev/null; }
+foreign 7 seven
+tree >"$WORK/tree.before"
+expect "first read/no index: one process" 0 "seven" "" -- read $F Name
+expect "first read/no index: the next process" 0 "7" "" -- read $F Count
+expect "first read/no index: the next process, an array" 0 '(
+    seven,
+    7
+)' "" -- read $F List
+tree >"$WORK/tree.after"
+ok "first read/a process that only reads writes nothing (no index either)" cmp -s "$WORK/tree.before" "$WORK/tree.after"
+ok "first read/no index made by readers" test -z "$(index_of_F)"
+expect "first read/a libprefs write" 0 "" "" -- write $F Extra -int 1
+ok "first read/the write made the index" test -n "$(index_of_F)"
+expect "first read/with the index: one process" 0 "seven" "" -- read $F Name
+expect "first read/with the index: the next process" 0 "1" "" -- read $F Extra
+foreign 8 eight
+tree >"$WORK/tree.before"
+expect "first read/stale index: one process" 0 "eight" "" -- read $F Name
+expect "first read/stale index: the next process" 0 "8" "" -- read $F Count
+expect "first read/stale index: the key only the index had" 1 "" "*" -- read $F Extra
+tree >"$WORK/tree.after"
+ok "first read/a stale index is left as it is by readers" cmp -s "$WORK/tree.before" "$WORK/tree.after"
+# A writer killed between the rename of the domain file and the write of
+# its index leaves the old index: readers must see the new file.
+expect "first read/a libprefs write makes a current index" 0 "" "" -- write $F Count -int 9
+PREFS_TEST_FAIL=crash-before-index bash -c '"$1" write "$2" Count -int 10; exit $?' - "$PREFS" $F >/dev/null 2>&1
+ok "first read/a writer killed after its rename" test $? -eq 137
+expect "first read/after the crash: one process" 0 "10" "" -- read $F Count
+expect "first read/after the crash: the next process" 0 "eight" "" -- read $F Name
+expect "first read/after the crash, the next write" 0 "" "" -- write $F Name again
+expect "first read/after the crash, its index is read" 0 "10" "" -- read $F Count
+
 # ---------------------------------------------------------------------------
 
 ok "files/no temporary or moved-aside file left anywhere" test -z "$(find "$CFG" -name '*.corrupt-*' -o -name '.prefs.tmp-*' -o -name '.prefs-export-*')"

@@ -36,8 +36,18 @@ struct LibXML2: @unchecked Sendable {
         get throws(PrefsError) { try loaded.get() }
     }
 
+    /// Opens libxml2 with lazy binding: what it pulls in and that allows it
+    /// (Debian's libstdc++, which ICU needs, 1,037 of its 4,300 symbol
+    /// relocations; zlib, libgcc) binds a function at its first call
+    /// instead of all of them now. libxml2, ICU and lzma are linked
+    /// `-z now` and bind everything anyway. Measured on a first parse:
+    /// 4.6 M instructions for the loading with `RTLD_NOW`, 3.2 M lazily
+    /// (BENCHMARKS.md, "A domain another program wrote"). Objects marked
+    /// `BIND_NOW`, and every object under `LD_BIND_NOW`, still bind at
+    /// once; the lazily bound ones keep a writable PLT, as they have in any
+    /// program that links them without `-z now`.
     private static func load() -> Result<LibXML2, PrefsError> {
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
+        guard let handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "not found"
             return .failure(
                 PrefsError(.io, "cannot read or write XML property lists: libxml2 could not be loaded (\(why)); install libxml2"))

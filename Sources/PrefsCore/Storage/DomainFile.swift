@@ -27,19 +27,61 @@ final class Domain: @unchecked Sendable {
     private(set) var loaded = false
     /// Why the file on disk could not be used, when it could not.
     private(set) var problem: PrefsError? = nil
-    /// The bytes `values` was built from (read and parsed, or written), so
-    /// that a write finding the same bytes on disk need not parse them again.
-    private var source: Fingerprint? = nil
+    /// The file `values` was built from (read, or written), so that a
+    /// write finding the same file on disk need not read or parse it again.
+    private var source: Source? = nil
 
-    /// The length and ``ContentHash`` of a file's bytes, computed once per
-    /// read or write: it tells this process's own file from another's, and
-    /// it is what the file's index is checked against.
-    struct Fingerprint: Equatable {
-        let count: Int
-        let hash: UInt64
-        init(_ bytes: [UInt8]) {
-            count = bytes.count
-            hash = bytes.withUnsafeBytes { ContentHash.of($0) }
+    /// What tells a file's version from another: its identity when read or
+    /// written, and the keyed hash of its bytes. The identity alone proves
+    /// the file unchanged when it is not racy (see ``DomainIndex``): when
+    /// the time the identity was taken after (`since`, by the file system's
+    /// clock) is known to be later than the file's change and modification
+    /// times. Otherwise, the bytes are read and hashed: ``SipHash`` under a
+    /// key nobody else knows (this process's, or a random one kept in the
+    /// user's own index), so that no file can be made to pass for another.
+    struct Source {
+        let stamp: FileSystem.Stamp
+        /// A time of the file system's clock before the identity was taken.
+        let since: Int64?
+        let key: SipHash.Key
+        /// `nil` when only the identity can tell (an index not racy when made).
+        let digest: SipHash?
+
+        /// Whether `now` (just `fstat`ed) proves the file unchanged without
+        /// reading it.
+        func unchanged(_ now: FileSystem.Stamp) -> Bool {
+            guard let since, stamp.sameIdentity(now) else { return false }
+            return stamp.ctimeNanoseconds < since && stamp.mtime < since
+        }
+
+        /// Whether `bytes`, the file read now, are the bytes this was taken of.
+        func matches(_ now: FileSystem.Stamp, _ bytes: [UInt8]) -> Bool {
+            guard let digest, bytes.count == Int(stamp.size), now.size == stamp.size else { return false }
+            return SipHash(bytes, key: key) == digest
+        }
+
+        /// The source of a file read through its index (whose time is of
+        /// the file's clock only when both are on one device).
+        init(_ record: DomainIndex.Record) {
+            stamp = record.stamp
+            since = record.clockDevice == record.stamp.device ? record.made : nil
+            key = record.key
+            digest = record.digest
+        }
+
+        /// The source of a file read and parsed: hashed under this process's key.
+        init(read stamp: FileSystem.Stamp, _ bytes: [UInt8]) {
+            self.stamp = stamp
+            since = nil
+            key = .process
+            digest = SipHash(bytes, key: .process)
+        }
+
+        init(stamp: FileSystem.Stamp, since: Int64?, key: SipHash.Key, digest: SipHash) {
+            self.stamp = stamp
+            self.since = since
+            self.key = key
+            self.digest = digest
         }
     }
 
@@ -186,25 +228,36 @@ final class Domain: @unchecked Sendable {
             source = nil
             let target = try FileSystem.resolvingLinks(path, ownedBy: Domain.readersTrust)
             file = target
-            guard let (bytes, stamp) = try FileSystem.read(target, followingLinks: false) else {
+            guard let file = try FileSystem.openForReading(target, followingLinks: false) else {
                 self.stamp = nil
                 problem = nil
                 rebuild(from: [:])
                 return true
             }
-            self.stamp = stamp
-            let print = Fingerprint(bytes)
+            defer { file.close() }
+            self.stamp = file.stamp
+            // Read only when the index cannot be trusted on the file's
+            // identity alone, and then once.
+            var bytes: [UInt8]? = nil
             do throws(PrefsError) {
-                if usingIndex, let index, let contents = index.contents(for: print) {
+                if usingIndex, let index,
+                    let contents = index.contents(
+                        for: file.stamp,
+                        content: {
+                            if bytes == nil { bytes = try? file.readAll() }
+                            return bytes
+                        })
+                {
                     indexed = contents
                     materialized = nil
+                    source = Source(contents.record)
                 } else {
-                    let read = try decode(bytes, print, path: target, usingIndex: false)
-                    rebuild(from: read.values)
-                    order = read.order
+                    let read: [UInt8]
+                    if let bytes { read = bytes } else { read = try file.readAll() }
+                    rebuild(from: try Domain.decode(read, path: target))
+                    source = Source(read: file.stamp, read)
                 }
                 problem = nil
-                source = print
             } catch {
                 problem = error
                 rebuild(from: [:])
@@ -217,20 +270,16 @@ final class Domain: @unchecked Sendable {
 
     /// The dictionary the domain file whose bytes are `bytes` holds, and its
     /// keys in the file's order when known: from the index when it has the
-    /// values of exactly these bytes, else parsed (and, unless `saving` is
-    /// false, the index made anew).
+    /// values of exactly these bytes, else parsed. Never writes an index:
+    /// a process that only reads pays for the parse and nothing else, and
+    /// the next libprefs write of the domain makes its index.
     private func decode(
-        _ bytes: [UInt8], _ print: Fingerprint, path: String, usingIndex: Bool = true, saving: Bool = true
+        _ bytes: [UInt8], _ stamp: FileSystem.Stamp, path: String
     ) throws(PrefsError) -> (
         values: Values, order: [Entry]?
     ) {
-        guard let index else { return (try Domain.decode(bytes, path: path), nil) }
-        if usingIndex, let all = index.contents(for: print)?.allValues() { return all }
-        let values = try Domain.decode(bytes, path: path)
-        guard saving else { return (values, nil) }
-        let entries = values.sortedByKey()
-        index.save(entries, for: print, byWriter: false)
-        return (values, entries)
+        if let index, let all = index.contents(for: stamp, content: { bytes })?.allValues() { return all }
+        return (try Domain.decode(bytes, path: path), nil)
     }
 
     /// The dictionary a domain file holds, or why it holds none.
@@ -323,18 +372,30 @@ final class Domain: @unchecked Sendable {
             var base: [Entry]? = []
             var mode: mode_t = shared ? 0o644 : 0o600
             var metChanges = true
-            if let (bytes, found) = try FileSystem.read(target, followingLinks: false) {
-                mode = found.mode
-                let print = Fingerprint(bytes)
-                if let source, loaded, source == print {
-                    // The bytes `values` came from: it is already the file
-                    // with the pending changes applied.
+            if let file = try FileSystem.openForReading(target, followingLinks: false) {
+                defer { file.close() }
+                mode = file.stamp.mode
+                // The file `values` came from, proved by its identity or
+                // by its bytes: `values` is already that file with the
+                // pending changes applied.
+                var same = false
+                var bytes: [UInt8]? = nil
+                if let source, loaded {
+                    if source.unchanged(file.stamp) {
+                        same = true
+                    } else {
+                        bytes = try file.readAll()
+                        same = source.matches(file.stamp, bytes!)
+                    }
+                }
+                if same {
                     stored = values
                     base = order
                     metChanges = false
                 } else {
+                    if bytes == nil { bytes = try file.readAll() }
                     do throws(PrefsError) {
-                        (stored, base) = try decode(bytes, print, path: target, saving: false)
+                        (stored, base) = try decode(bytes!, file.stamp, path: target)
                     } catch {
                         let aside = try FileSystem.moveAsideCorrupt(target)
                         note = PrefsError(.corruptFile, "\(target) did not parse (\(error.message)); it was moved to \(aside) and a new file was started")
@@ -347,12 +408,19 @@ final class Domain: @unchecked Sendable {
             if entries.count != stored.count { entries = stored.sortedByKey() }
             let bytes = try XMLWriter.write(dictionaryEntries: entries)
             FileSystem.removeLeftoverTemporaries(of: target)
-            try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
-            let written = Fingerprint(bytes)
-            index?.save(entries, for: written, byWriter: true)
+            let written = try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
+            FileSystem.injectedCrash("before-index")
+            if let record = index?.save(entries, written: written, bytes: bytes) {
+                source = Source(record)
+            } else {
+                // Without an index, no time is known to be after the
+                // rename: the next write reads the file and compares.
+                var now = (try? FileSystem.stamp(target)) ?? written
+                if now.inode != written.inode { now = written }
+                source = Source(stamp: now, since: nil, key: .process, digest: SipHash(bytes, key: .process))
+            }
             order = entries
             commitMetChanges = metChanges
-            source = written
             pending = [:]
             materialized = stored
             indexed = nil

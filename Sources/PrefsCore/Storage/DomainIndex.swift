@@ -1,46 +1,59 @@
 import Glibc
 
 /// A cache of one domain file's values in binary form, so that a new
-/// process reads a key of a domain without parsing its XML (and without
-/// loading libxml2), and without decoding the other keys.
+/// process reads a key of a domain without reading or parsing its XML (and
+/// without loading libxml2), and without decoding the other keys: its cost
+/// does not grow with the domain.
 ///
 /// The XML file stays the one truth. An index lives in the user's cache
 /// directory (`$XDG_CACHE_HOME/prefs`, see ``Locations/indexDirectory``),
-/// one file per domain file. Integers are little-endian; offsets count from
-/// the start of the body, which follows the path:
+/// one file per domain file. Integers are little-endian:
 ///
-/// | bytes | what |
-/// |---|---|
-/// | 8 | `prefsidx` |
-/// | 4 | format version (2) |
-/// | 4 | length of the domain file's path |
-/// | 8 | size of the XML file the index was made from |
-/// | 8 | ``ContentHash`` of that file's bytes |
-/// | 8 | ``ContentHash`` of the body |
-/// | 4, 4 | number of entries; number of hash buckets (a power of two) |
-/// | n | the domain file's path |
-/// | 4 × buckets | per bucket, 1 + the index of an entry, or 0 |
-/// | 16 × entries | per entry, offset and length of its key, of its value |
-/// | rest | keys (UTF-8) and values (see ``Contents/decodeValue(_:)``) |
+/// | at | bytes | what |
+/// |---|---|---|
+/// | 0 | 8 | `prefsidx` |
+/// | 8 | 4 | format version (3) |
+/// | 12 | 4 | length of the domain file's path |
+/// | 16 | 8 × 6 | the XML file's identity when the index was made: device, inode, size, modification time (seconds, nanoseconds), change time (nanoseconds) |
+/// | 64 | 8 | when the index was made, by the clock of the file system's times (nanoseconds) |
+/// | 72 | 16 | the key of the XML's ``SipHash``: random, made for this index |
+/// | 88 | 16 | the ``SipHash`` of the XML's bytes under that key, or zeros when the index was not racy when made (no reader compares them then) |
+/// | 104 | 8 | length of the whole index file |
+/// | 112 | 4, 4 | number of entries; number of hash buckets (a power of two) |
+/// | 120 | 8 | ``ContentHash`` of the 120 bytes before and the path |
+/// | 128 | n | the domain file's path; the body starts after it |
+/// | body | 4 × buckets | per bucket, 1 + the index of an entry, or `FFFFFFFF` when empty |
+/// | | 16 × entries | per entry: offset (from the body's start) of its key, which its value follows; length of the key; of the value; a check |
+/// | | rest | keys (UTF-8) and values (see ``Contents/decodeValue(_:)``) |
 ///
 /// Entries are in the order of the keys' bytes, the order the XML file
 /// lists them in, so that a writer that reads another's index need not sort.
-///
 /// A key's bucket is its ``ContentHash`` modulo the bucket count, then the
-/// next ones in turn (open addressing). The layout has no pointers, so it
-/// could be mapped; it is read with one `read` instead, because a mapped
-/// file that another process truncates kills the reader (SIGBUS).
+/// next ones in turn (open addressing). An entry's check is the low 32 bits
+/// of the ``ContentHash`` of its key and value bytes mixed with its number,
+/// with the lowest bit set, so that damage (a crash's zero-filled block, a
+/// flipped bit) reads as damage: a bucket of 0, an entry of zeros.
 ///
-/// A reader uses an index only when it is a regular file of this user, not
-/// writable by anyone else, whose path is the domain's, whose XML size and
-/// hash are those of the bytes the reader has just read from the domain
-/// file, and whose body hashes as recorded. The XML's content is checked,
-/// not only its identity (device, inode, size, modification time): file
-/// times are as coarse as the kernel's clock tick, so an edit of the same
-/// size within one tick, or a copy that keeps the time, keeps the identity.
-/// Otherwise the XML is parsed as if there were no index, and the index is
-/// made anew. An index is therefore never trusted over the XML: at worst it
-/// costs a parse.
+/// **When an index is used.** It must be a regular file of this user, not
+/// writable by anyone else, of the recorded length, whose header checks
+/// and whose path is the domain's. Then, as git decides whether its index
+/// is current (`racy-git.txt`), the XML file's identity as `fstat` gives
+/// it must equal the recorded one, and the XML file must not be *racy*:
+/// a file whose change or modification time is not strictly before the
+/// index was made could have been changed again within the same tick of
+/// the file system's clock with its identity kept (an editor's same-size
+/// save, a `cp -p`, times put back with `utimensat`). A racy file, or one
+/// on another device than the index (whose clock may differ), is read and
+/// its keyed hash compared with the recorded one. Otherwise the XML is not
+/// read at all: a change after the index was made moves the change time,
+/// which nobody can set back. A key is then looked up with a few `pread`s
+/// of the index, never the whole file: not mapped, because a mapped file
+/// that another process truncates kills the reader (SIGBUS).
+///
+/// Any mismatch and the XML is parsed as if there were no index: an index
+/// is never trusted over the XML, and at worst it costs a parse. Only
+/// writers make indexes (``save(_:written:digest:key:)``); a process that
+/// only reads writes none.
 ///
 /// Indexes are made only for the user's own domain files (not for any-user
 /// or managed ones, whose index in the user's cache the user could forge),
@@ -52,8 +65,9 @@ struct DomainIndex {
     let path: String
 
     static let magic: [UInt8] = Array("prefsidx".utf8)
-    static let version: UInt32 = 2
-    static let headerSize = 48
+    static let version: UInt32 = 3
+    static let headerSize = 128
+    static let emptyBucket: UInt32 = 0xFFFF_FFFF
 
     /// The index of the domain file at `domainPath`, in `directory`.
     init(domainPath: String, directory: String) {
@@ -64,45 +78,102 @@ struct DomainIndex {
         path = directory + "/" + String(decoding: name.utf8.prefix(100), as: UTF8.self) + "." + String(repeating: "0", count: 16 - h.utf8.count) + h + ".index"
     }
 
-    /// The index's contents for the domain file whose bytes have the
-    /// fingerprint `xml`, or `nil` when there is no index that can be used
-    /// for them.
-    func contents(for xml: Domain.Fingerprint) -> Contents? {
-        guard let bytes = readOwnFile() else { return nil }
-        let header = bytes.withUnsafeBytes { b -> (body: Int, entries: Int, buckets: Int)? in
-            guard b.count >= Self.headerSize, b.starts(with: Self.magic) else { return nil }
-            let pathBytes = domainPath.utf8
-            let bodyStart = Self.headerSize + pathBytes.count
-            guard Self.load32(b, 8) == Self.version, Int(Self.load32(b, 12)) == pathBytes.count,
-                Self.load64(b, 16) == UInt64(xml.count), Self.load64(b, 24) == xml.hash, b.count >= bodyStart,
-                UnsafeRawBufferPointer(rebasing: b[Self.headerSize..<bodyStart]).elementsEqual(pathBytes)
-            else { return nil }
-            let body = UnsafeRawBufferPointer(rebasing: b[bodyStart...])
-            let entries = Int(Self.load32(b, 40))
-            let buckets = Int(Self.load32(b, 44))
-            guard buckets > 0, buckets & (buckets - 1) == 0, entries < buckets,
-                buckets * 4 + entries * 16 <= body.count,
-                Self.load64(b, 32) == ContentHash.of(body)
-            else { return nil }
-            return (bodyStart, entries, buckets)
-        }
-        guard let header else { return nil }
-        return Contents(bytes: bytes, body: header.body, entries: header.entries, buckets: header.buckets)
+    /// What an index says of the XML file it was made from.
+    struct Record {
+        /// The XML file's identity when the index was made.
+        let stamp: FileSystem.Stamp
+        /// When the index was made, in nanoseconds, by the file system's clock.
+        let made: Int64
+        /// The XML's bytes, hashed: recorded only when the index was racy
+        /// when made (the only case a reader compares them), else `nil`
+        /// (zeros in the file).
+        let key: SipHash.Key
+        let digest: SipHash?
+        /// The device of the index file, whose clock `made` is of.
+        let clockDevice: UInt64
+
+        /// Whether a file with this identity could have been changed since
+        /// without its identity changing: it was changed in the same tick
+        /// of the file system's clock as the index was made, or later.
+        var isRacy: Bool { stamp.ctimeNanoseconds >= made || stamp.mtime >= made }
     }
 
-    /// An index read and checked: lookups of single keys. Immutable.
+    /// The index's contents when it describes the domain file whose
+    /// identity is `xml` (just `fstat`ed); `content` gives that file's
+    /// bytes when its identity alone cannot tell (see the type's
+    /// documentation), `nil` when they cannot be read. `nil` when there is
+    /// no index that can be used for that file.
+    func contents(for xml: FileSystem.Stamp, content: () -> [UInt8]?) -> Contents? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var keep = false
+        defer { if !keep { close(fd) } }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), st.st_mode & 0o022 == 0,
+            st.st_size >= Self.headerSize, st.st_size <= FileSystem.maximumFileSize * 2
+        else { return nil }
+        let pathBytes = Array(domainPath.utf8)
+        var head = [UInt8](repeating: 0, count: Self.headerSize + pathBytes.count)
+        guard Self.pread(fd, &head, 0) else { return nil }
+        let parsed = head.withUnsafeBytes { b -> (record: Record, length: Int, entries: Int, buckets: Int)? in
+            guard b.starts(with: Self.magic), Self.load32(b, 8) == Self.version, Int(Self.load32(b, 12)) == pathBytes.count,
+                UnsafeRawBufferPointer(rebasing: b[Self.headerSize...]).elementsEqual(pathBytes),
+                Self.load64(b, 120) == Self.headerCheck(b)
+            else { return nil }
+            var s = stat()
+            s.st_dev = UInt(Self.load64(b, 16))
+            s.st_ino = UInt(Self.load64(b, 24))
+            s.st_size = Int(Int64(bitPattern: Self.load64(b, 32)))
+            s.st_mtim = timespec(tv_sec: Int(Int64(bitPattern: Self.load64(b, 40))), tv_nsec: Int(Int64(bitPattern: Self.load64(b, 48))))
+            let ctime = Int64(bitPattern: Self.load64(b, 56))
+            s.st_ctim = timespec(tv_sec: Int(ctime / 1_000_000_000), tv_nsec: Int(ctime % 1_000_000_000))
+            let record = Record(
+                stamp: FileSystem.Stamp(s), made: Int64(bitPattern: Self.load64(b, 64)),
+                key: SipHash.Key(k0: Self.load64(b, 72), k1: Self.load64(b, 80)),
+                digest: Self.load64(b, 88) | Self.load64(b, 96) == 0 ? nil : SipHash(h0: Self.load64(b, 88), h1: Self.load64(b, 96)),
+                clockDevice: UInt64(st.st_dev))
+            return (record, Int(Int64(bitPattern: Self.load64(b, 104))), Int(Self.load32(b, 112)), Int(Self.load32(b, 116)))
+        }
+        guard let parsed, parsed.length == Int(st.st_size) else { return nil }
+        let record = parsed.record
+        let bodyStart = head.count
+        let body = parsed.length - bodyStart
+        let (entries, buckets) = (parsed.entries, parsed.buckets)
+        guard buckets > 0, buckets & (buckets - 1) == 0, entries < buckets, buckets * 4 + entries * 16 <= body,
+            record.stamp.sameIdentity(xml)
+        else { return nil }
+        if record.isRacy || record.clockDevice != xml.device {
+            guard let digest = record.digest, let bytes = content(), bytes.count == Int(xml.size), SipHash(bytes, key: record.key) == digest
+            else { return nil }
+        }
+        keep = true
+        return Contents(descriptor: fd, record: record, body: bodyStart, length: parsed.length, entries: entries, buckets: buckets)
+    }
+
+    /// An index opened and checked: lookups of single keys, each a few
+    /// `pread`s of the index file, which it keeps open (and closes when
+    /// released). The file is never written in place (a writer replaces
+    /// it), so what it reads stays consistent. Immutable; lookups may run
+    /// on any thread (`pread` keeps no file position).
     final class Contents: @unchecked Sendable {
-        private let bytes: [UInt8]
+        private let descriptor: Int32
+        /// What the index says of its XML file.
+        let record: Record
         private let body: Int
+        private let length: Int
         private let entries: Int
         private let buckets: Int
 
-        fileprivate init(bytes: [UInt8], body: Int, entries: Int, buckets: Int) {
-            self.bytes = bytes
+        fileprivate init(descriptor: Int32, record: Record, body: Int, length: Int, entries: Int, buckets: Int) {
+            self.descriptor = descriptor
+            self.record = record
             self.body = body
+            self.length = length
             self.entries = entries
             self.buckets = buckets
         }
+
+        deinit { close(descriptor) }
 
         /// What a lookup found.
         enum Found {
@@ -117,37 +188,61 @@ struct DomainIndex {
 
         /// The value of `key`.
         func value(forKey key: PropertyList.Key) -> Found {
-            bytes.withUnsafeBytes { all in
-                let b = UnsafeRawBufferPointer(rebasing: all[body...])
-                return key.withBytes { k -> Found in
-                    var bucket = Int(truncatingIfNeeded: ContentHash.of(k)) & (buckets - 1)
-                    for _ in 0..<buckets {
-                        let slot = Int(DomainIndex.load32(b, bucket * 4))
-                        if slot == 0 { return .absent }
-                        guard let (keyBytes, valueBytes) = entry(slot - 1, b) else { return .corrupt }
-                        if keyBytes.count == k.count && (k.count == 0 || memcmp(keyBytes.baseAddress!, k.baseAddress!, k.count) == 0) {
-                            guard let v = Contents.decodeValue(valueBytes) else { return .corrupt }
+            key.withBytes { k -> Found in
+                var bucket = Int(truncatingIfNeeded: ContentHash.of(k)) & (buckets - 1)
+                var entry = [UInt8](repeating: 0, count: 16)
+                var slot = [UInt8](repeating: 0, count: 4)
+                for _ in 0..<buckets {
+                    guard DomainIndex.pread(descriptor, &slot, body + bucket * 4) else { return .corrupt }
+                    let s = slot.withUnsafeBytes { DomainIndex.load32($0, 0) }
+                    if s == DomainIndex.emptyBucket { return .absent }
+                    guard s >= 1, Int(s) <= entries, DomainIndex.pread(descriptor, &entry, body + buckets * 4 + (Int(s) - 1) * 16)
+                    else { return .corrupt }
+                    let (offset, keyLength, valueLength, check) = entry.withUnsafeBytes {
+                        (Int(DomainIndex.load32($0, 0)), Int(DomainIndex.load32($0, 4)), Int(DomainIndex.load32($0, 8)), DomainIndex.load32($0, 12))
+                    }
+                    guard offset <= length - body, keyLength <= length - body - offset, valueLength <= length - body - offset - keyLength
+                    else { return .corrupt }
+                    // A key of another length is skipped without reading it.
+                    if keyLength == k.count {
+                        var bytes = [UInt8](repeating: 0, count: keyLength + valueLength)
+                        guard DomainIndex.pread(descriptor, &bytes, body + offset) else { return .corrupt }
+                        let found = bytes.withUnsafeBytes { b -> Found? in
+                            guard DomainIndex.check(b, entry: Int(s) - 1) == check else { return .corrupt }
+                            guard k.count == 0 || memcmp(b.baseAddress!, k.baseAddress!, k.count) == 0 else { return nil }
+                            guard let v = Contents.decodeValue(UnsafeRawBufferPointer(rebasing: b[keyLength...])) else { return .corrupt }
                             return .value(v)
                         }
-                        bucket = (bucket + 1) & (buckets - 1)
+                        if let found { return found }
                     }
-                    return .absent
+                    bucket = (bucket + 1) & (buckets - 1)
                 }
+                return .absent
             }
         }
 
         /// Every key and value, and the entries in the index's order when it
         /// is the written order (each key after the one before, by bytes);
-        /// `nil` when an entry is not what this library writes.
+        /// `nil` when the file cannot be read or an entry is not what this
+        /// library writes.
         func allValues() -> (values: PropertyListDictionary, order: [(key: PropertyList.Key, value: PropertyList)]?)? {
-            bytes.withUnsafeBytes { all -> (PropertyListDictionary, [(key: PropertyList.Key, value: PropertyList)]?)? in
-                let b = UnsafeRawBufferPointer(rebasing: all[body...])
+            var all = [UInt8](repeating: 0, count: length - body)
+            guard DomainIndex.pread(descriptor, &all, body) else { return nil }
+            return all.withUnsafeBytes { b -> (PropertyListDictionary, [(key: PropertyList.Key, value: PropertyList)]?)? in
                 var out = PropertyListDictionary(minimumCapacity: entries)
                 var order: [(key: PropertyList.Key, value: PropertyList)]? = []
                 order!.reserveCapacity(entries)
                 var previous: UnsafeRawBufferPointer? = nil
                 for i in 0..<entries {
-                    guard let (k, v) = entry(i, b), let value = Contents.decodeValue(v) else { return nil }
+                    let at = buckets * 4 + i * 16
+                    let offset = Int(DomainIndex.load32(b, at)), keyLength = Int(DomainIndex.load32(b, at + 4))
+                    let valueLength = Int(DomainIndex.load32(b, at + 8))
+                    guard offset <= b.count, keyLength <= b.count - offset, valueLength <= b.count - offset - keyLength else { return nil }
+                    let both = UnsafeRawBufferPointer(rebasing: b[offset..<offset + keyLength + valueLength])
+                    guard DomainIndex.check(both, entry: i) == DomainIndex.load32(b, at + 12),
+                        let value = Contents.decodeValue(UnsafeRawBufferPointer(rebasing: both[keyLength...]))
+                    else { return nil }
+                    let k = UnsafeRawBufferPointer(rebasing: both[0..<keyLength])
                     let key = PropertyList.Key(String(decoding: k, as: UTF8.self))
                     out[key] = value
                     if order != nil, let p = previous, !p.lexicographicallyPrecedes(k) { order = nil }
@@ -156,16 +251,6 @@ struct DomainIndex {
                 }
                 return (out, order)
             }
-        }
-
-        /// The key and value bytes of entry `i`, when they lie in the body.
-        private func entry(_ i: Int, _ b: UnsafeRawBufferPointer) -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
-            guard i < entries else { return nil }
-            let at = buckets * 4 + i * 16
-            let ko = Int(DomainIndex.load32(b, at)), kl = Int(DomainIndex.load32(b, at + 4))
-            let vo = Int(DomainIndex.load32(b, at + 8)), vl = Int(DomainIndex.load32(b, at + 12))
-            guard ko <= b.count, kl <= b.count - ko, vo <= b.count, vl <= b.count - vo else { return nil }
-            return (UnsafeRawBufferPointer(rebasing: b[ko..<ko + kl]), UnsafeRawBufferPointer(rebasing: b[vo..<vo + vl]))
         }
 
         /// A value's encoding: a tag byte, then 1 string (UTF-8), 2 integer
@@ -217,37 +302,107 @@ struct DomainIndex {
     }
 
     /// Records `values` (the entries in the file's order) as what the
-    /// domain file whose bytes have the fingerprint `xml` holds. Best
-    /// effort: an index that cannot be written is simply not there, and the
-    /// next reader parses the XML. A writer makes the cache
-    /// directory when it is missing; a reader only makes `prefs` in an
-    /// existing one, so that reading never creates `$HOME` or `.cache`.
-    func save(_ values: [(key: PropertyList.Key, value: PropertyList)], for xml: Domain.Fingerprint, byWriter: Bool) {
+    /// domain file holds that a writer has just replaced with `bytes`:
+    /// `written` is the new file's stamp before its rename (the rename moves
+    /// only its change time). The bytes are hashed (``SipHash``, under a new
+    /// random key) only when the index is racy when made. Returns the
+    /// record the index was written with, or `nil` when none was (best
+    /// effort: an index that cannot be written is removed, and the next
+    /// reader parses the XML). Only writers call it, under the domain's
+    /// directory lock; it makes the cache directory when it is missing.
+    ///
+    /// The order of steps is what makes the index safe to trust on the
+    /// file's identity alone: the time the index is made is taken from the
+    /// file system's clock (a new file's change time, after a `stat` so that
+    /// file systems with fine-grained times give one) *before* the XML's
+    /// identity is taken, so any change of the XML after that identity was
+    /// taken gets a later change time than the index records.
+    @discardableResult
+    func save(
+        _ values: [(key: PropertyList.Key, value: PropertyList)], written: FileSystem.Stamp, bytes: [UInt8]
+    ) -> Record? {
+        guard let body = Self.body(values) else {
+            remove()
+            return nil
+        }
+        let dir = FileSystem.parent(of: path)
+        guard (try? FileSystem.makeDirectories(dir, mode: 0o700)) != nil, Self.isOwnPrivateDirectory(dir) else { return nil }
+        let temp = FileSystem.temporaryPath(for: path)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        var done = false
+        defer {
+            close(fd)
+            if !done { unlink(temp) }
+        }
+        // The clock: stat the new file, change it, stat it again.
+        var st = stat()
+        guard fstat(fd, &st) == 0, FileSystem.writeAll(fd, Self.magic), fstat(fd, &st) == 0 else { return nil }
+        let made = max(FileSystem.Stamp(st).ctimeNanoseconds, FileSystem.Stamp(st).mtime)
+        // The XML now: the file this process wrote, unchanged but for the
+        // rename's change time, or no index.
+        guard let now = try? FileSystem.stamp(domainPath), now.device == written.device, now.inode == written.inode,
+            now.size == written.size, now.mtime == written.mtime
+        else {
+            remove()
+            return nil
+        }
+        var record = Record(stamp: now, made: made, key: SipHash.Key(k0: 0, k1: 0), digest: nil, clockDevice: UInt64(st.st_dev))
+        if record.isRacy || record.clockDevice != now.device {
+            let key = SipHash.Key.random()
+            record = Record(stamp: now, made: made, key: key, digest: SipHash(bytes, key: key), clockDevice: record.clockDevice)
+        }
+        let pathBytes = Array(domainPath.utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(Self.headerSize + pathBytes.count + body.data.count)
+        Self.append32(Self.version, &out)
+        Self.append32(UInt32(pathBytes.count), &out)
+        for v in [now.device, now.inode, UInt64(bitPattern: now.size), UInt64(bitPattern: now.mtimeSeconds)] { Self.append64(v, &out) }
+        for v in [now.mtimeNanoseconds, now.ctimeNanoseconds, made] { Self.append64(UInt64(bitPattern: v), &out) }
+        for v in [record.key.k0, record.key.k1, record.digest?.h0 ?? 0, record.digest?.h1 ?? 0] { Self.append64(v, &out) }
+        Self.append64(UInt64(Self.headerSize + pathBytes.count + body.data.count), &out)
+        Self.append32(UInt32(values.count), &out)
+        Self.append32(UInt32(body.buckets), &out)
+        let check = (Self.magic + out).withUnsafeBytes { Self.headerCheck($0, path: pathBytes) }
+        Self.append64(check, &out)
+        out += pathBytes
+        out += body.data
+        guard FileSystem.writeAll(fd, out), rename(temp, path) == 0 else {
+            remove()
+            return nil
+        }
+        done = true
+        return record
+    }
+
+    /// The body of an index of `values`, and its bucket count; `nil` when
+    /// a value cannot be encoded or the body would not fit 32-bit offsets.
+    private static func body(_ values: [(key: PropertyList.Key, value: PropertyList)]) -> (data: [UInt8], buckets: Int)? {
         var buckets = 8
         while buckets < values.count * 2 { buckets *= 2 }
-        guard buckets <= Int(UInt32.max) else { return }
-        var table = [UInt32](repeating: 0, count: buckets)
+        guard buckets <= Int(UInt32.max) else { return nil }
+        var table = [UInt32](repeating: emptyBucket, count: buckets)
         var entries = [UInt32]()
         entries.reserveCapacity(values.count * 4)
         var data = [UInt8]()
         let dataStart = buckets * 4 + values.count * 16
         for (i, (key, value)) in values.enumerated() {
-            let keyOffset = dataStart + data.count
+            let start = data.count
             let keyLength = key.withBytes { k -> Int in
                 data += k
                 var bucket = Int(truncatingIfNeeded: ContentHash.of(k)) & (buckets - 1)
-                while table[bucket] != 0 { bucket = (bucket + 1) & (buckets - 1) }
+                while table[bucket] != emptyBucket { bucket = (bucket + 1) & (buckets - 1) }
                 table[bucket] = UInt32(i + 1)
                 return k.count
             }
-            let valueOffset = dataStart + data.count
-            guard Contents.encodeValue(value, &data) else { return }
-            entries.append(UInt32(keyOffset))
+            guard Contents.encodeValue(value, &data) else { return nil }
+            let sum = data.withUnsafeBytes { Self.check(UnsafeRawBufferPointer(rebasing: $0[start...]), entry: i) }
+            entries.append(UInt32(truncatingIfNeeded: dataStart + start))
             entries.append(UInt32(keyLength))
-            entries.append(UInt32(valueOffset))
-            entries.append(UInt32(dataStart + data.count - valueOffset))
+            entries.append(UInt32(truncatingIfNeeded: data.count - start - keyLength))
+            entries.append(sum)
         }
-        guard dataStart + data.count <= Int(UInt32.max) else { return }
+        guard dataStart + data.count <= Int(UInt32.max) else { return nil }
         var body = [UInt8]()
         body.reserveCapacity(dataStart + data.count)
         // Little-endian in the file: the same bytes as in memory here.
@@ -256,44 +411,39 @@ struct DomainIndex {
         table.withUnsafeBytes { body += $0 }
         entries.withUnsafeBytes { body += $0 }
         body += data
-        let pathBytes = Array(domainPath.utf8)
-        var out = Self.magic
-        out.reserveCapacity(Self.headerSize + pathBytes.count + body.count)
-        Self.append32(Self.version, &out)
-        Self.append32(UInt32(pathBytes.count), &out)
-        Self.append64(UInt64(xml.count), &out)
-        Self.append64(xml.hash, &out)
-        Self.append64(body.withUnsafeBytes { ContentHash.of($0) }, &out)
-        Self.append32(UInt32(values.count), &out)
-        Self.append32(UInt32(buckets), &out)
-        out += pathBytes
-        out += body
-        let dir = FileSystem.parent(of: path)
-        if byWriter {
-            guard (try? FileSystem.makeDirectories(dir, mode: 0o700)) != nil else { return }
-        } else if mkdir(dir, 0o700) != 0 && errno != EEXIST {
-            return
-        }
-        guard Self.isOwnPrivateDirectory(dir) else { return }
-        try? FileSystem.replaceCacheFile(path, with: out)
+        return (body, buckets)
     }
 
-    /// Removes the index (its domain file went away).
+    /// An entry's check: its key and value bytes and its number, hashed,
+    /// never 0.
+    fileprivate static func check(_ bytes: UnsafeRawBufferPointer, entry: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: ContentHash.of(bytes) ^ (UInt64(entry) &* 0x9E37_79B9_7F4A_7C15)) | 1
+    }
+
+    /// The check of a header: its first 120 bytes, and the path after them
+    /// (from the header itself, or `path` while it is being written).
+    fileprivate static func headerCheck(_ b: UnsafeRawBufferPointer, path: [UInt8]? = nil) -> UInt64 {
+        var bytes = Array(b[0..<120])
+        if let path { bytes += path } else { bytes += b[headerSize...] }
+        return bytes.withUnsafeBytes { ContentHash.of($0) }
+    }
+
+    /// Removes the index (its domain file went away, or it no longer
+    /// describes it).
     func remove() {
         unlink(path)
     }
 
-    /// The index file's bytes, when it is a regular file of this user that
-    /// nobody else can write; `nil` otherwise (a symlink included).
-    private func readOwnFile() -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), st.st_mode & 0o022 == 0,
-            st.st_size <= FileSystem.maximumFileSize * 2
-        else { return nil }
-        return try? FileSystem.readToEnd(descriptor: fd, name: path)
+    /// Reads `buffer.count` bytes of `fd` at `offset` into `buffer`.
+    fileprivate static func pread(_ fd: Int32, _ buffer: inout [UInt8], _ offset: Int) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            done += n
+        }
+        return true
     }
 
     /// Whether `dir` is a directory of this user that nobody else can write.
@@ -317,8 +467,10 @@ struct DomainIndex {
 }
 
 /// A fast 64-bit hash of bytes, the same in every process and on every
-/// machine (Swift's `Hasher` is seeded per process). Not cryptographic: it
-/// tells a file's versions apart, it does not resist someone choosing them.
+/// machine (Swift's `Hasher` is seeded per process). Not cryptographic:
+/// it places keys in an index's buckets and notices accidental damage; it
+/// does not resist someone choosing the bytes (a file's content is
+/// compared with ``SipHash``).
 enum ContentHash {
     static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let m1: UInt64 = 0x9E37_79B9_7F4A_7C15

@@ -28,6 +28,34 @@ package enum FileSystem {
             ctimeNanoseconds = Int64(st.st_ctim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_ctim.tv_nsec)
             mode = st.st_mode & 0o7777
         }
+
+        /// The modification time in nanoseconds since the epoch.
+        var mtime: Int64 { mtimeSeconds &* 1_000_000_000 &+ mtimeNanoseconds }
+
+        /// Whether `other` is the same file, unchanged as far as `stat`
+        /// can tell: device, inode, size, modification and change times to
+        /// the nanosecond (not the permission bits, whose change moves the
+        /// change time anyway).
+        func sameIdentity(_ other: Stamp) -> Bool {
+            device == other.device && inode == other.inode && size == other.size && mtimeSeconds == other.mtimeSeconds
+                && mtimeNanoseconds == other.mtimeNanoseconds && ctimeNanoseconds == other.ctimeNanoseconds
+        }
+    }
+
+    /// A file opened for reading by ``openForReading(_:followingLinks:)``, with what
+    /// `fstat` said of it; its bytes are read only when asked for. The
+    /// caller closes it. Not shared between threads.
+    struct OpenFile {
+        let descriptor: Int32
+        let stamp: Stamp
+        let name: String
+
+        /// Every byte of the file (refused over ``maximumFileSize``).
+        func readAll() throws(PrefsError) -> [UInt8] {
+            try readToEnd(descriptor, expecting: Int(stamp.size), name: name, tooLarge: "; it is left as it is")
+        }
+
+        func close() { _ = Glibc.close(descriptor) }
     }
 
     static func errorText(_ e: Int32) -> String { String(cString: strerror(e)) }
@@ -55,18 +83,36 @@ package enum FileSystem {
     /// (a FIFO, a device, a directory) and files over ``maximumFileSize``.
     /// Without `followingLinks`, a symlink at `path` is refused too.
     static func read(_ path: String, followingLinks: Bool = true) throws(PrefsError) -> (bytes: [UInt8], stamp: Stamp)? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+        guard let file = try openForReading(path, followingLinks: followingLinks) else { return nil }
+        defer { file.close() }
+        return (try file.readAll(), file.stamp)
+    }
+
+    /// `path` opened for reading, as ``read(_:followingLinks:)`` opens it
+    /// (the same refusals, before any byte is read); `nil` when it does not
+    /// exist. The caller closes the result.
+    static func openForReading(_ path: String, followingLinks: Bool = true) throws(PrefsError) -> OpenFile? {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             if errno == ELOOP && !followingLinks { throw PrefsError(.io, "cannot read \(path): it is a symbolic link") }
             throw ioError("cannot open", path)
         }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw PrefsError(.io, "cannot read \(path): not a regular file") }
-        let bytes = try readToEnd(fd, expecting: Int(st.st_size), name: path, tooLarge: "; it is left as it is")
-        return (bytes, Stamp(st))
+        guard fstat(fd, &st) == 0 else {
+            let e = ioError("cannot examine", path)
+            Glibc.close(fd)
+            throw e
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw PrefsError(.io, "cannot read \(path): not a regular file")
+        }
+        guard st.st_size <= maximumFileSize else {
+            Glibc.close(fd)
+            throw PrefsError(.io, "cannot read \(path): larger than the \(maximumFileSize >> 20) MiB a preferences file may hold; it is left as it is")
+        }
+        return OpenFile(descriptor: fd, stamp: Stamp(st), name: path)
     }
 
     /// Everything that can still be read from `fd` (standard input, a pipe,
@@ -200,12 +246,16 @@ package enum FileSystem {
     /// `path`, flushes the directory. A reader sees the old file or the new
     /// one, never a mix. `mode` is applied to the new file; `nil` gives it
     /// 0666 less the process's umask, as a program's new files get.
-    static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t?) throws(PrefsError) {
+    /// Returns the new file's stamp as it was just before the rename (the
+    /// rename moves its change time, nothing else).
+    @discardableResult
+    static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t?) throws(PrefsError) -> Stamp {
         let dir = parent(of: path)
         let temp = temporaryPath(for: path)
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode ?? 0o666)
         guard fd >= 0 else { throw ioError("cannot create", temp) }
         var ok = false
+        var written = stat()
         defer {
             if !ok { unlink(temp) }
         }
@@ -215,6 +265,7 @@ package enum FileSystem {
             guard writeAll(fd, bytes) else { throw ioError("cannot write", temp) }
             if let mode { _ = fchmod(fd, mode) }
             guard fsync(fd) == 0 else { throw ioError("cannot flush", temp) }
+            guard fstat(fd, &written) == 0 else { throw ioError("cannot examine", temp) }
         }
         try injectedFault("rename")
         guard rename(temp, path) == 0 else { throw ioError("cannot replace", path) }
@@ -224,6 +275,7 @@ package enum FileSystem {
             _ = fsync(dfd)
             close(dfd)
         }
+        return Stamp(written)
     }
 
     /// Replaces `path`, a cache file, with `bytes`: atomically (a temporary
@@ -359,6 +411,13 @@ package enum FileSystem {
     /// tests can check that failures lose nothing. Read once per process;
     /// ignored in a setuid or setgid process.
     static let faultInjection: String? = ProcessEnvironment.value("PREFS_TEST_FAIL")
+
+    /// When `PREFS_TEST_FAIL` is `crash-` followed by `point`, the process
+    /// is killed there (SIGKILL), as a crash or a power cut would stop it.
+    static func injectedCrash(_ point: String) {
+        guard let f = faultInjection, f.hasPrefix("crash-"), f.dropFirst(6) == point else { return }
+        kill(getpid(), SIGKILL)
+    }
 
     static func injectedFault(_ operation: String) throws(PrefsError) {
         guard let f = faultInjection, f == operation else { return }

@@ -7,7 +7,12 @@ extension PreferencesStore {
     final class SearchView: @unchecked Sendable {
         let application: String
         // Like `merged`, accessed only under the store's lock.
-        @exclusivity(unchecked) var layers: [Layer]
+        @exclusivity(unchecked) var layers: [Layer] {
+            didSet { managedLayers = Self.managedIndices(layers) }
+        }
+        /// The positions of the managed layers in `layers`, which every set
+        /// looks at (without going through the other layers).
+        @exclusivity(unchecked) private(set) var managedLayers: [Int]
         /// Accessed only under the store's lock, so the exclusivity check is
         /// left out of the read path.
         @exclusivity(unchecked) var merged: PropertyListDictionary? = nil
@@ -28,7 +33,15 @@ extension PreferencesStore {
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
+            managedLayers = Self.managedIndices(layers)
             domains = Array(repeating: nil, count: layers.count)
+        }
+
+        private static func managedIndices(_ layers: [Layer]) -> [Int] {
+            layers.indices.filter {
+                if case .managed = layers[$0] { return true }
+                return false
+            }
         }
     }
 
@@ -98,13 +111,14 @@ extension PreferencesStore {
 
     /// Whether a managed layer of `v` holds `key` (a write is then refused).
     func isForced(_ key: PropertyList.Key, in v: SearchView, _ s: inout State) -> Bool {
-        for i in v.layers.indices {
-            guard case .managed(let p) = v.layers[i] else { continue }
-            // A managed file the watcher saw change, which no read has
-            // re-read yet (see ``noticeExternalChanges()``).
-            if s.changedOutside, let d = s.domains[p], reload(d, &s) { invalidateViews(&s) }
-            if lookup(key, at: i, of: v, &s) != nil { return true }
+        // Files the watcher saw change, which no read has re-read yet (see
+        // ``noticeExternalChanges()``): re-read once, as the next read would,
+        // not at every set until a read comes.
+        if s.changedOutside {
+            s.changedOutside = false
+            refreshLoaded(&s)
         }
+        for i in v.managedLayers where lookup(key, at: i, of: v, &s) != nil { return true }
         return false
     }
 
