@@ -66,7 +66,8 @@ let package = Package(
         // The `prefs` command's code, linked into libprefs.so and entered
         // through prefs_tool_main; `bin/prefs` is tools/prefs.c, built by
         // the Makefile. Not a product: nothing else may import it.
-        .target(name: "PrefsTool", dependencies: ["PrefsCore"]),
+        // CPrefs for the header's version only.
+        .target(name: "PrefsTool", dependencies: ["PrefsCore", "CPrefs"]),
         .target(
             name: "Prefs",
             dependencies: ["PrefsCore", "PrefsTool", "CPrefs"],
