@@ -185,7 +185,9 @@ PREFS_BIN      = build/prefs
 # defaults, a relative symlink to bin/prefs; with that directory first on
 # PATH, tools written for macOS (Ansible's osx_defaults) run unchanged.
 INSTALLED_DEFAULTS = $(LIBEXECDIR)/prefs/defaults
-INSTALLED_BIN  = $(BINDIR)/prefs $(INSTALLED_DEFAULTS)
+# Shell completion (tools/completion), where bash-completion and zsh look.
+INSTALLED_COMPLETION = $(DATAROOTDIR)/bash-completion/completions/prefs $(DATAROOTDIR)/zsh/vendor-completions/_prefs
+INSTALLED_BIN  = $(BINDIR)/prefs $(INSTALLED_DEFAULTS) $(INSTALLED_COMPLETION)
 PREFS_LINK     = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_BIN) \
                  -DPREFS_UI='"$(LIBEXECDIR)/prefs/prefs-ui"' \
                  tools/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
@@ -209,6 +211,9 @@ install-bin: build-bin
 	$(INSTALL_PROGRAM) $(PREFS_BIN) $(DESTDIR)$(BINDIR)/prefs
 	ln -sfn "$$(realpath -m --relative-to=$(LIBEXECDIR)/prefs $(BINDIR)/prefs)" $(DESTDIR)$(INSTALLED_DEFAULTS)
 	$(INSTALL_PROGRAM) $(PREFS_UI_BIN) $(DESTDIR)$(INSTALLED_UI)
+	$(INSTALL) -d $(DESTDIR)$(DATAROOTDIR)/bash-completion/completions $(DESTDIR)$(DATAROOTDIR)/zsh/vendor-completions
+	$(INSTALL_DATA) tools/completion/prefs.bash $(DESTDIR)$(DATAROOTDIR)/bash-completion/completions/prefs
+	$(INSTALL_DATA) tools/completion/_prefs $(DESTDIR)$(DATAROOTDIR)/zsh/vendor-completions/_prefs
 # ----------------------------------------------------------------------------
 
 install-strip:

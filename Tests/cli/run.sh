@@ -1063,6 +1063,36 @@ expect "schema/a host flag: 64" 64 "" "*" -- -currentHost schema show $N
 unset XDG_DATA_HOME XDG_DATA_DIRS
 
 # ---------------------------------------------------------------------------
+# Shell completion, as installed: bash's function called as bash calls it
+
+BASH_COMPLETION_FILE=$PREFIX/share/bash-completion/completions/prefs
+# comp WORD... — the completions of the last word of the command line.
+comp() {
+    (
+        # shellcheck source=/dev/null
+        . "$BASH_COMPLETION_FILE" || exit 1
+        COMP_WORDS=("$PREFS" "$@")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        _prefs
+        printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
+    )
+}
+quiet write com.example.completion FontSize -int 1
+quiet write com.example.completion Fonts -array a
+if [ -f "$BASH_COMPLETION_FILE" ]; then
+    ok "completion/bash: commands" test "$(comp re)" = "$(printf '%s\n' read read-type rename)"
+    ok "completion/bash: after a host flag" test "$(comp -currentHost wr)" = write
+    ok "completion/bash: domains" test "$(comp read com.example.compl)" = com.example.completion
+    ok "completion/bash: keys" test "$(comp read com.example.completion Font)" = "$(printf '%s\n' FontSize Fonts)"
+    ok "completion/bash: value flags" test "$(comp write com.example.completion FontSize -in)" = "$(printf '%s\n' -int -integer)"
+else
+    fail "completion/bash: installed" "$BASH_COMPLETION_FILE is missing"
+fi
+if command -v zsh >/dev/null; then
+    ok "completion/zsh: the file parses" zsh -n "$PREFIX/share/zsh/vendor-completions/_prefs"
+fi
+
+# ---------------------------------------------------------------------------
 
 ok "files/no temporary or moved-aside file left anywhere" test -z "$(find "$CFG" -name '*.corrupt-*' -o -name '.prefs.tmp-*' -o -name '.prefs-export-*')"
 
