@@ -14,10 +14,12 @@
 #   make install-strip      the same, binaries stripped
 #   make uninstall          removes what `make install` (same variables) put
 #   make deb                Debian packages libprefs1, libprefs-dev, prefs
-#   make deps               installs the Debian packages the build needs
+#   make deps               installs the Debian packages `check` needs
+#                           (deps-build: those `example` needs); root only
+#                           when one is missing
 #
-# `example` and `check` install their own dependencies (`deps`) first;
-# `build` and `install` never call apt-get.
+# `example` and `check` install their own dependencies (`deps-build`,
+# `deps`) first; `build` and `install` never call apt-get.
 
 # ---------------------------------------------------------------------------
 # Version: VERSION is the one source. The Makefile derives the installed file
@@ -109,16 +111,20 @@ all: build
 # Dependencies: Debian packages the build and the tests need, installed only
 # when missing. The Swift toolchain is not among them: put its bin on PATH.
 
-DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux
+# deps-build: what `make build` and `make example` need (libxml2's headers,
+# ncurses for `prefs ui`, pkg-config). deps: also what `make check` needs
+# (Debian packaging and lintian, readelf, clang-format, tmux for the ui test).
+# Either installs only what is missing, which needs root (tools/deps.sh
+# says so, and waits for the package manager's lock); with everything
+# installed, nothing here needs root.
+BUILD_DEPS := libxml2-dev libncurses-dev pkg-config
+CHECK_DEPS := $(BUILD_DEPS) dpkg-dev debhelper fakeroot lintian binutils clang-format tmux
 
+.PHONY: deps-build
 deps:
-	@missing=""; for p in $(DEB_BUILD_DEPS); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	    echo "installing$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null || exit 1; \
-	fi
+	@bash tools/deps.sh $(CHECK_DEPS)
+deps-build:
+	@bash tools/deps.sh $(BUILD_DEPS)
 
 # ---------------------------------------------------------------------------
 # Build
