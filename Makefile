@@ -237,8 +237,19 @@ uninstall:
 
 STAGE_PC = PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config
 
-example: deps
-	$(MAKE) install $(STAGE_VARS)
+# build/stage/env.sh, sourced by a shell (`. build/stage/env.sh`, from any
+# directory by its full path), puts the private prefix first: bin/prefs on
+# PATH, its man pages, prefs.pc for pkg-config, its installed schemas.
+STAGE_ENV := $(STAGE)/env.sh
+
+example: deps-build
+	$(STAGE_INSTALL)
+	@printf '%s\n' '# Sourced by sh, bash or zsh: the private prefix of `make example` first.' \
+	    'PATH=$(STAGE)/bin:$$PATH' \
+	    'MANPATH=$(STAGE)/share/man:$${MANPATH-}' \
+	    'PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}' \
+	    'XDG_DATA_DIRS=$(STAGE)/share:$${XDG_DATA_DIRS:-/usr/local/share:/usr/share}' \
+	    'export PATH MANPATH PKG_CONFIG_PATH XDG_DATA_DIRS' >$(STAGE_ENV)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(HARDENING_CFLAGS) -std=c99 -Wall -Wextra -o build/xml_demo examples/xml_demo.c \
 	    $$($(STAGE_PC) --cflags --libs prefs) -Wl,-rpath,$$($(STAGE_PC) --variable=libdir prefs) \
@@ -261,23 +272,39 @@ example: deps
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs write com.example.notes FontSize -int 18
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share ./build/notes
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs explain com.example.notes FontSize
+	@echo '--- done. To use this build from any shell: . $(STAGE_ENV)'
+
+# The documents as tests: every command block of README.md, doc/ and the
+# build lines of examples/, run as written after `make example`
+# (Tests/docs/run.py says how, and lists what it skips and why).
+.PHONY: test-docs
+test-docs: example
+	python3 Tests/docs/run.py $(CURDIR)
 
 # ---------------------------------------------------------------------------
 # Tests
 
-check: deps conformance-notice lint version-check abi-check test-swift test-c test-cli \
-       test-ansible test-ui test-schema-swift test-install test-deb test-tsan
+# `make check` runs each step below as its own make, its output in
+# build/check/<step>.log, and prints one line per step and a summary
+# (Tests/check.sh). `stage` installs build/stage once; the steps that use
+# it (STAGE_INSTALL) do not install it again. Later sections add steps.
+CHECK_STEPS := stage lint version-check abi-check test-swift test-c test-cli test-ansible test-ui \
+               test-schema-swift test-install test-deb test-tsan test-docs
 
-# The conformance corpus (other projects' files) is not ours to ship: the
-# Swift tests run it when it sits beside the repository. Say so loudly when
-# it does not.
+check: deps conformance-notice
+	@MAKE='$(MAKE)' bash Tests/check.sh $(CHECK_STEPS)
+
+# The conformance corpus (property-list files of other projects, not ours
+# to ship) is run by test-swift when it sits beside the checkout.
 conformance-notice:
 	@if [ ! -d ../shared/conformance ]; then \
-	    echo '**********************************************************************'; \
-	    echo '*** ../shared/conformance is absent: the conformance corpus is NOT ***'; \
-	    echo '*** tested in this run.                                            ***'; \
-	    echo '**********************************************************************'; \
+	    echo 'note: ../shared/conformance (a corpus of other projects'"'"' plist files) is absent: test-swift runs without it'; \
 	fi
+
+.PHONY: stage
+STAGE_INSTALL = $(if $(STAGE_INSTALLED),@:,$(MAKE) install $(STAGE_VARS))
+stage:
+	$(MAKE) install $(STAGE_VARS)
 
 # Formatting: Swift by .swift-format (swift-format, in the toolchain), C by
 # .clang-format (Debian's clang-format). `lint` checks, `format` rewrites.
@@ -308,16 +335,17 @@ abi-check: build-lib
 abi-update: build-lib
 	bash Tests/packaging/abi-check.sh --update $(BUILD_DIR)/$(LIBPREFS)
 
-# The tests are Swift Testing only: no empty XCTest pass.
+# The tests are Swift Testing only: no empty XCTest pass. The trait
+# Configuration builds PrefsConfiguration and its tests too.
 test-swift:
-	$(SWIFT) test --disable-xctest
+	$(SWIFT) test --disable-xctest --traits Configuration
 
 test-c:
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	$(C_ENV) bash Tests/C/run.sh $(STAGE)
 
 test-cli:
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
 
 # A real client: Ansible's community.general.osx_defaults drives
@@ -327,19 +355,19 @@ test-cli:
 ANSIBLE_VERSION ?= 12.3.0
 
 test-ansible:
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	ANSIBLE_VERSION=$(ANSIBLE_VERSION) $(C_ENV) bash Tests/ansible/run.sh $(STAGE)
 
 # A distribution install (PREFIX=/usr into DESTDIR): no RUNPATH or RPATH in
 # any ELF file; install-strip strips; uninstall leaves nothing of ours.
 # The Swift keys `prefs schema swift` writes type-check against PrefsCore.
 test-schema-swift: build
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	bash Tests/cli/schema-swift.sh $(STAGE) $(BUILD_DIR)
 
 # prefs ui in a real terminal: tmux, driven by send-keys, read by capture-pane.
 test-ui: deps
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	bash Tests/ui/run.sh $(STAGE)
 
 test-install: build
@@ -393,7 +421,7 @@ ASAN_SWIFTFLAGS := -c release --sanitize=address -Xcc -fsanitize=undefined \
                    -Xswiftc -use-ld=lld --scratch-path .build/asan-lib
 
 .PHONY: test-asan test-c-asan example-swift
-check: test-asan test-c-asan example-swift
+CHECK_STEPS += test-asan test-c-asan example-swift
 
 # examples/swift, a SwiftPM program over this package: built and run with
 # its files in build/ (its packages in .build/, as every SwiftPM build).
@@ -426,7 +454,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
 .PHONY: fuzz fuzz-replay
-check: fuzz-replay
+CHECK_STEPS += fuzz-replay
 
 fuzz-replay: deps
 	bash Fuzz/fuzz.sh build replay
