@@ -28,6 +28,10 @@ The README says how to use build/stage (`. build/stage/env.sh`); the
 other documents assume libprefs installed, and build/stage stands in for
 it: their shell sources env.sh first.
 
+The README's Swift package block and typed-key snippet are built as a
+program beside the copy, which must fetch nothing and print what the
+snippet promises (swift_package below).
+
 A command line ending in `# <text>` whose command is `prefs read` must
 print <text>; `prefs explain`'s first line must be the text before ` / `.
 
@@ -181,6 +185,50 @@ def commands(doc, block, used):
     return "\n".join(out), skipped
 
 
+def swift_package(src, work, env, report):
+    """The README's Swift: a program beside the copy (named libprefs, as
+    the README says to clone it) whose Package.swift is the README's block
+    and whose main.swift is the README's snippet (without its `for await`
+    line, whose body is `...`). It must build fetching nothing (PrefsCore
+    alone needs no other package), and @Preference must use the
+    application the snippet set as Preferences.standard."""
+    readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
+    blocks = re.findall(r"```swift\n(.*?)```", readme, re.S)
+    package = [b for b in blocks if "Package.swift of your program" in b]
+    snippet = [b for b in blocks if "extension Preferences.Keys" in b]
+    what = "README.md: the Swift package block and snippet"
+    if not package or not snippet:
+        report("FAIL", what, "the README has no Package.swift block or no typed-key snippet")
+        return
+    if shutil.which(os.environ.get("SWIFT", "swift")) is None:
+        report("SKIP", what, "no swift on PATH")
+        return
+    app = os.path.join(work, "editor")
+    os.makedirs(os.path.join(app, "Sources/editor"))
+    body = package[0].split("\n", 1)[1].rstrip().rstrip(",")
+    with open(os.path.join(app, "Package.swift"), "w") as f:
+        f.write('// swift-tools-version: 6.1\nimport PackageDescription\n\n'
+                'let package = Package(\n    name: "editor",\n%s\n)\n' % body)
+    lines = [l for l in snippet[0].split("\n") if not l.startswith("for await")]
+    with open(os.path.join(app, "Sources/editor/main.swift"), "w") as f:
+        f.write("\n".join(lines) + '\nlet settings = Settings()\nprefs[.fontSize] = 14\n'
+                'print("\\(settings.fontSize) \\(settings.$fontSize.preferences.applicationID)")\n')
+    build = subprocess.run([os.environ.get("SWIFT", "swift"), "build"], cwd=app, env=env,
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        report("FAIL", what, "swift build failed: " + (build.stdout + build.stderr)[-600:])
+        return
+    fetched = os.listdir(os.path.join(app, ".build/checkouts")) if os.path.isdir(os.path.join(app, ".build/checkouts")) else []
+    if fetched:
+        report("FAIL", what, "PrefsCore alone fetched: " + ", ".join(fetched))
+        return
+    run = subprocess.run([os.path.join(app, ".build/debug/editor")], cwd=app, env=env, capture_output=True, text=True)
+    if run.returncode != 0 or run.stdout.strip() != "14 com.example.editor":
+        report("FAIL", what, "the program printed %r (status %d), not '14 com.example.editor'" % (run.stdout + run.stderr, run.returncode))
+        return
+    report("PASS", what, "builds fetching nothing; @Preference reads 14 from com.example.editor")
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     env_sh = os.path.join(root, "build/stage/env.sh")
@@ -200,9 +248,13 @@ def main():
         src = os.path.join(work, "libprefs")
         files = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, check=True).stdout
         for rel in files.decode().split("\0"):
-            if rel and os.path.isfile(os.path.join(root, rel)):
+            path = os.path.join(root, rel)
+            if rel and (os.path.isfile(path) or os.path.islink(path)):
                 os.makedirs(os.path.dirname(os.path.join(src, rel)), exist_ok=True)
-                shutil.copy2(os.path.join(root, rel), os.path.join(src, rel))
+                if os.path.islink(path):
+                    os.symlink(os.readlink(path), os.path.join(src, rel))
+                else:
+                    shutil.copy2(path, os.path.join(src, rel))
         os.symlink(os.path.join(root, "build"), os.path.join(src, "build"))
         home = os.path.join(work, "home")
         os.makedirs(home)
@@ -309,6 +361,7 @@ def main():
                         print("      | " + l)
                 else:
                     report("FAIL", bid, "not run: an earlier block of %s failed" % doc)
+        swift_package(src, work, env, report)
         for i, (d, pattern, reason) in enumerate(SKIP):
             if i not in used:
                 report("FAIL", "SKIP entry for %s matches no command: %s" % (d, pattern), "remove it or fix the document")
