@@ -380,13 +380,14 @@ test-tsan:
 	bash Tests/tsan.sh
 
 # ---------------------------------------------------------------------------
-# Debian packages, built from debian/ with the SwiftPM build directory of
-# `make build` (nothing is rebuilt). The .deb files, .buildinfo and .changes
+# Debian packages, built from debian/ by debian/rules, which builds in
+# .build/deb (any-user domains in /etc: PREFS_SYSTEM_DIR_ETC) and reuses
+# that build the next time. The .deb files, .buildinfo and .changes
 # go to build/deb instead of the parent directory.
 
 DEB_OUT := $(CURDIR)/build/deb
 
-deb: build
+deb:
 	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL SWIFT='$(SWIFT)' PREFS_DEB_DESTDIR=$(DEB_OUT) \
 	    dpkg-buildpackage -us -uc -b \
