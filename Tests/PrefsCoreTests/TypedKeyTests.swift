@@ -124,8 +124,8 @@ struct TypedKeyTests {
     /// `@Preference` without `in:` uses the application the program named
     /// as `Preferences.standard`, not a domain named after the executable.
     /// In a child process: `standard` is process-wide.
-    @Test func preferenceUsesTheStandardTheProgramChose() throws {
-        try inSandbox { box in
+    @Test func preferenceUsesTheStandardTheProgramChose() {
+        inSandbox { box in
             let r = runChildTest(
                 named: "preferenceUsesTheStandardChild", role: "chosen-standard",
                 environment: ["HOME": box.root, "XDG_CONFIG_HOME": box.config])
