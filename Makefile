@@ -245,10 +245,10 @@ STAGE_ENV := $(STAGE)/env.sh
 example: deps-build
 	$(STAGE_INSTALL)
 	@printf '%s\n' '# Sourced by sh, bash or zsh: the private prefix of `make example` first.' \
-	    'PATH=$(STAGE)/bin:$$PATH' \
-	    'MANPATH=$(STAGE)/share/man:$${MANPATH-}' \
-	    'PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}' \
-	    'XDG_DATA_DIRS=$(STAGE)/share:$${XDG_DATA_DIRS:-/usr/local/share:/usr/share}' \
+	    'PATH="$(STAGE)/bin:$$PATH"' \
+	    'MANPATH="$(STAGE)/share/man:$${MANPATH-}"' \
+	    'PKG_CONFIG_PATH="$(STAGE)/lib/pkgconfig$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}"' \
+	    'XDG_DATA_DIRS="$(STAGE)/share:$${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"' \
 	    'export PATH MANPATH PKG_CONFIG_PATH XDG_DATA_DIRS' >$(STAGE_ENV)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(HARDENING_CFLAGS) -std=c99 -Wall -Wextra -o build/xml_demo examples/xml_demo.c \
