@@ -17,10 +17,12 @@
 #   make install-strip      the same, binaries stripped
 #   make uninstall          removes what `make install` (same variables) put
 #   make deb                Debian packages libprefs1, libprefs-dev, prefs
-#   make deps               installs the Debian packages the build needs
+#   make deps               installs the Debian packages `check` needs
+#                           (deps-build: those `example` needs); root only
+#                           when one is missing
 #
-# `example` and `check` install their own dependencies (`deps`) first;
-# `build` and `install` never call apt-get.
+# `example` and `check` install their own dependencies (`deps-build`,
+# `deps`) first; `build` and `install` never call apt-get.
 
 # ---------------------------------------------------------------------------
 # Version: VERSION is the one source. The Makefile derives the installed file
@@ -112,16 +114,21 @@ all: build
 # Dependencies: Debian packages the build and the tests need, installed only
 # when missing. The Swift toolchain is not among them: put its bin on PATH.
 
-DEB_BUILD_DEPS := libxml2-dev libncurses-dev pkg-config dpkg-dev debhelper fakeroot lintian binutils clang-format tmux syncthing
+# deps-build: what `make build` and `make example` need (libxml2's headers,
+# ncurses for `prefs ui`, pkg-config). deps: also what `make check` needs
+# (Debian packaging and lintian, readelf, clang-format, tmux for the ui test,
+# syncthing for the synced-preferences test).
+# Either installs only what is missing, which needs root (tools/deps.sh
+# says so, and waits for the package manager's lock); with everything
+# installed, nothing here needs root.
+BUILD_DEPS := libxml2-dev libncurses-dev pkg-config
+CHECK_DEPS := $(BUILD_DEPS) dpkg-dev debhelper fakeroot lintian binutils clang-format tmux syncthing
 
+.PHONY: deps-build
 deps:
-	@missing=""; for p in $(DEB_BUILD_DEPS); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	    echo "installing$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null || exit 1; \
-	fi
+	@bash tools/deps.sh $(CHECK_DEPS)
+deps-build:
+	@bash tools/deps.sh $(BUILD_DEPS)
 
 # ---------------------------------------------------------------------------
 # Build
@@ -188,7 +195,9 @@ PREFS_BIN      = build/prefs
 # defaults, a relative symlink to bin/prefs; with that directory first on
 # PATH, tools written for macOS (Ansible's osx_defaults) run unchanged.
 INSTALLED_DEFAULTS = $(LIBEXECDIR)/prefs/defaults
-INSTALLED_BIN  = $(BINDIR)/prefs $(INSTALLED_DEFAULTS)
+# Shell completion (tools/completion), where bash-completion and zsh look.
+INSTALLED_COMPLETION = $(DATAROOTDIR)/bash-completion/completions/prefs $(DATAROOTDIR)/zsh/vendor-completions/_prefs
+INSTALLED_BIN  = $(BINDIR)/prefs $(INSTALLED_DEFAULTS) $(INSTALLED_COMPLETION)
 PREFS_LINK     = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_BIN) \
                  -DPREFS_UI='"$(LIBEXECDIR)/prefs/prefs-ui"' \
                  tools/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
@@ -212,6 +221,9 @@ install-bin: build-bin
 	$(INSTALL_PROGRAM) $(PREFS_BIN) $(DESTDIR)$(BINDIR)/prefs
 	ln -sfn "$$(realpath -m --relative-to=$(LIBEXECDIR)/prefs $(BINDIR)/prefs)" $(DESTDIR)$(INSTALLED_DEFAULTS)
 	$(INSTALL_PROGRAM) $(PREFS_UI_BIN) $(DESTDIR)$(INSTALLED_UI)
+	$(INSTALL) -d $(DESTDIR)$(DATAROOTDIR)/bash-completion/completions $(DESTDIR)$(DATAROOTDIR)/zsh/vendor-completions
+	$(INSTALL_DATA) tools/completion/prefs.bash $(DESTDIR)$(DATAROOTDIR)/bash-completion/completions/prefs
+	$(INSTALL_DATA) tools/completion/_prefs $(DESTDIR)$(DATAROOTDIR)/zsh/vendor-completions/_prefs
 # ----------------------------------------------------------------------------
 
 install-strip:
@@ -229,8 +241,19 @@ uninstall:
 
 STAGE_PC = PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig pkg-config
 
-example: deps
-	$(MAKE) install $(STAGE_VARS)
+# build/stage/env.sh, sourced by a shell (`. build/stage/env.sh`, from any
+# directory by its full path), puts the private prefix first: bin/prefs on
+# PATH, its man pages, prefs.pc for pkg-config, its installed schemas.
+STAGE_ENV := $(STAGE)/env.sh
+
+example: deps-build
+	$(STAGE_INSTALL)
+	@printf '%s\n' '# Sourced by sh, bash or zsh: the private prefix of `make example` first.' \
+	    'PATH="$(STAGE)/bin:$$PATH"' \
+	    'MANPATH="$(STAGE)/share/man:$${MANPATH-}"' \
+	    'PKG_CONFIG_PATH="$(STAGE)/lib/pkgconfig$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}"' \
+	    'XDG_DATA_DIRS="$(STAGE)/share:$${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"' \
+	    'export PATH MANPATH PKG_CONFIG_PATH XDG_DATA_DIRS' >$(STAGE_ENV)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(HARDENING_CFLAGS) -std=c99 -Wall -Wextra -o build/xml_demo examples/xml_demo.c \
 	    $$($(STAGE_PC) --cflags --libs prefs) -Wl,-rpath,$$($(STAGE_PC) --variable=libdir prefs) \
@@ -253,23 +276,40 @@ example: deps
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs write com.example.notes FontSize -int 18
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share ./build/notes
 	XDG_CONFIG_HOME=$(CURDIR)/build/demo-notes XDG_DATA_DIRS=$(STAGE)/share $(STAGE)/bin/prefs explain com.example.notes FontSize
+	@echo '--- done. To use this build from any shell: . $(STAGE_ENV)'
+
+# The documents as tests: every command block of README.md, doc/ and the
+# build lines of examples/, run as written after `make example`
+# (Tests/docs/run.py says how, and lists what it skips and why).
+.PHONY: test-docs
+test-docs: example
+	python3 Tests/docs/run.py $(CURDIR)
 
 # ---------------------------------------------------------------------------
 # Tests
 
-check: deps conformance-notice lint version-check abi-check test-swift test-compile-fail test-c test-cli \
-       test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan
+# `make check` runs each step below as its own make, its output in
+# build/check/<step>.log, and prints one line per step and a summary
+# (Tests/check.sh). `stage` installs build/stage once; the steps that use
+# it (STAGE_INSTALL) do not install it again. Later sections add steps.
+CHECK_STEPS := stage lint version-check abi-check test-swift test-compile-fail test-c test-cli \
+               test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb \
+               test-tsan test-docs
 
-# The conformance corpus (other projects' files) is not ours to ship: the
-# Swift tests run it when it sits beside the repository. Say so loudly when
-# it does not.
+check: deps conformance-notice
+	@MAKE='$(MAKE)' bash Tests/check.sh $(CHECK_STEPS)
+
+# The conformance corpus (property-list files of other projects, not ours
+# to ship) is run by test-swift when it sits beside the checkout.
 conformance-notice:
 	@if [ ! -d ../shared/conformance ]; then \
-	    echo '**********************************************************************'; \
-	    echo '*** ../shared/conformance is absent: the conformance corpus is NOT ***'; \
-	    echo '*** tested in this run.                                            ***'; \
-	    echo '**********************************************************************'; \
+	    echo 'note: ../shared/conformance (a corpus of other projects'"'"' plist files) is absent: test-swift runs without it'; \
 	fi
+
+.PHONY: stage
+STAGE_INSTALL = $(if $(STAGE_INSTALLED),@:,$(MAKE) install $(STAGE_VARS))
+stage:
+	$(MAKE) install $(STAGE_VARS)
 
 # Formatting: Swift by .swift-format (swift-format, in the toolchain), C by
 # .clang-format (Debian's clang-format). `lint` checks, `format` rewrites.
@@ -300,9 +340,10 @@ abi-check: build-lib
 abi-update: build-lib
 	bash Tests/packaging/abi-check.sh --update $(BUILD_DIR)/$(LIBPREFS)
 
-# The tests are Swift Testing only: no empty XCTest pass.
+# The tests are Swift Testing only: no empty XCTest pass. The trait
+# Configuration builds PrefsConfiguration and its tests too.
 test-swift:
-	$(SWIFT) test --disable-xctest
+	$(SWIFT) test --disable-xctest --traits Configuration
 
 # Small packages that must not build, and the errors the compiler must
 # give for them (a mistake with a typed key gets a plain message).
@@ -310,11 +351,11 @@ test-compile-fail:
 	bash Tests/compile-fail/run.sh
 
 test-c:
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	$(C_ENV) bash Tests/C/run.sh $(STAGE)
 
 test-cli:
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
 
 # The Python package (bindings/python): pytest against the installed
@@ -324,13 +365,13 @@ test-cli:
 PYTEST_VERSION ?= 8.4.2
 
 test-python:
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	PYTEST_VERSION=$(PYTEST_VERSION) $(C_ENV) bash bindings/python/tests/run.sh $(STAGE)
 
 # Synced preferences over two (then three) real Syncthing instances on
 # loopback, started and stopped by the test (Tests/sync/run.py).
-test-sync: deps
-	$(MAKE) install $(STAGE_VARS)
+test-sync:
+	$(STAGE_INSTALL)
 	python3 Tests/sync/run.py $(STAGE)
 
 # A real client: Ansible's community.general.osx_defaults drives
@@ -340,19 +381,19 @@ test-sync: deps
 ANSIBLE_VERSION ?= 12.3.0
 
 test-ansible:
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	ANSIBLE_VERSION=$(ANSIBLE_VERSION) $(C_ENV) bash Tests/ansible/run.sh $(STAGE)
 
 # A distribution install (PREFIX=/usr into DESTDIR): no RUNPATH or RPATH in
 # any ELF file; install-strip strips; uninstall leaves nothing of ours.
 # The Swift keys `prefs schema swift` writes type-check against PrefsCore.
 test-schema-swift: build
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	bash Tests/cli/schema-swift.sh $(STAGE) $(BUILD_DIR)
 
 # prefs ui in a real terminal: tmux, driven by send-keys, read by capture-pane.
 test-ui: deps
-	$(MAKE) install $(STAGE_VARS)
+	$(STAGE_INSTALL)
 	bash Tests/ui/run.sh $(STAGE)
 
 test-install: build
@@ -365,13 +406,14 @@ test-tsan:
 	bash Tests/tsan.sh
 
 # ---------------------------------------------------------------------------
-# Debian packages, built from debian/ with the SwiftPM build directory of
-# `make build` (nothing is rebuilt). The .deb files, .buildinfo and .changes
+# Debian packages, built from debian/ by debian/rules, which builds in
+# .build/deb (any-user domains in /etc: PREFS_SYSTEM_DIR_ETC) and reuses
+# that build the next time. The .deb files, .buildinfo and .changes
 # go to build/deb instead of the parent directory.
 
 DEB_OUT := $(CURDIR)/build/deb
 
-deb: build
+deb:
 	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL SWIFT='$(SWIFT)' PREFS_DEB_DESTDIR=$(DEB_OUT) \
 	    dpkg-buildpackage -us -uc -b \
@@ -406,7 +448,7 @@ ASAN_SWIFTFLAGS := -c release --sanitize=address -Xcc -fsanitize=undefined \
                    -Xswiftc -use-ld=lld --scratch-path .build/asan-lib
 
 .PHONY: test-asan test-c-asan example-swift
-check: test-asan test-c-asan example-swift
+CHECK_STEPS += test-asan test-c-asan example-swift
 
 # examples/swift, a SwiftPM program over this package: built and run with
 # its files in build/ (its packages in .build/, as every SwiftPM build).
@@ -439,7 +481,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
 .PHONY: fuzz fuzz-replay
-check: fuzz-replay
+CHECK_STEPS += fuzz-replay
 
 fuzz-replay: deps
 	bash Fuzz/fuzz.sh build replay

@@ -32,12 +32,20 @@ let package = Package(
         /// Foundation's Date, Data and URL for the Swift API, for programs
         /// that already use Foundation (the core never loads it).
         .library(name: "PrefsFoundation", targets: ["PrefsFoundation"]),
-        /// libprefs as a provider for apple/swift-configuration.
+        /// libprefs as a provider for apple/swift-configuration: empty
+        /// unless the trait `Configuration` is enabled.
         .library(name: "PrefsConfiguration", targets: ["PrefsConfiguration"]),
     ],
+    // No trait is on by default, so a program that uses PrefsCore alone
+    // neither fetches nor builds swift-configuration and its packages.
+    traits: [
+        .trait(
+            name: "Configuration",
+            description: "PrefsConfiguration: libprefs as a provider for apple/swift-configuration")
+    ],
     dependencies: [
-        // Only PrefsConfiguration uses it; its default traits (JSON) are
-        // left out, so nothing else of it is built.
+        // Only PrefsConfiguration uses it, under the trait above; its own
+        // default traits (JSON) are left out, so nothing else of it is built.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [])
     ],
     targets: [
@@ -58,7 +66,8 @@ let package = Package(
         // The `prefs` command's code, linked into libprefs.so and entered
         // through prefs_tool_main; `bin/prefs` is tools/prefs.c, built by
         // the Makefile. Not a product: nothing else may import it.
-        .target(name: "PrefsTool", dependencies: ["PrefsCore"]),
+        // CPrefs for the header's version only.
+        .target(name: "PrefsTool", dependencies: ["PrefsCore", "CPrefs"]),
         .target(
             name: "Prefs",
             dependencies: ["PrefsCore", "PrefsTool", "CPrefs"],
@@ -71,7 +80,12 @@ let package = Package(
         .testTarget(name: "PrefsCoreTests", dependencies: ["PrefsCore", "PrefsTool"], exclude: ["Fixtures"]),
         .target(
             name: "PrefsConfiguration",
-            dependencies: ["PrefsCore", .product(name: "Configuration", package: "swift-configuration")],
+            dependencies: [
+                "PrefsCore",
+                .product(
+                    name: "Configuration", package: "swift-configuration",
+                    condition: .when(traits: ["Configuration"])),
+            ],
             // As swift-configuration's protocols are compiled: their async
             // handlers run on the caller's executor.
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),

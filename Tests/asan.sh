@@ -24,7 +24,7 @@ LOG=$(mktemp "${TMPDIR:-/tmp}/prefs-asan.XXXXXX")
 trap 'rm -f "$LOG"' EXIT
 
 echo "asan: building with --sanitize=address in $SCRATCH"
-"$SWIFT" build --build-tests --sanitize=address --scratch-path "$SCRATCH" 2>&1 |
+"$SWIFT" build --build-tests --traits Configuration --sanitize=address --scratch-path "$SCRATCH" 2>&1 |
     tee "$LOG" | awk -v tag=asan -f Tests/build-progress.awk
 if [ "${PIPESTATUS[0]}" -ne 0 ]; then
     tail -n 60 "$LOG"
@@ -37,7 +37,7 @@ echo "asan: running every Swift test"
 # pass (and its "Executed 0 tests" lines).
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
 LSAN_OPTIONS="suppressions=$PWD/Tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
-    "$SWIFT" test --skip-build --sanitize=address --scratch-path "$SCRATCH" --disable-xctest >"$LOG" 2>&1
+    "$SWIFT" test --skip-build --traits Configuration --sanitize=address --scratch-path "$SCRATCH" --disable-xctest >"$LOG" 2>&1
 status=$?
 
 reports=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)' "$LOG")

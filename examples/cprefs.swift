@@ -1,5 +1,7 @@
-// The C API from Swift through the installed module map, without SwiftPM:
+// The C API from Swift through the installed module map, without SwiftPM
+// (in this directory):
 //
+//   . ../build/stage/env.sh   # for the private prefix of `make example` only
 //   swiftc -I $(pkg-config --variable=includedir prefs)/prefs \
 //       $(pkg-config --libs prefs) \
 //       -Xlinker -rpath -Xlinker $(pkg-config --variable=libdir prefs) \

@@ -1,10 +1,14 @@
 /*
  * xml_demo.c — build a property list, print it as XML, read it back.
  *
- * Build and run against an installed libprefs:
+ * Build and run, in this directory, against an installed libprefs or the
+ * private prefix of `make example` (the rpath is what lets ./xml_demo find
+ * libprefs.so.1 there, and is harmless for an installed one):
  *
- *     cc -std=c99 -Wall -Wextra xml_demo.c $(pkg-config --cflags --libs prefs)
- *     ./a.out > demo.plist
+ *     . ../build/stage/env.sh   # for the private prefix of `make example` only
+ *     cc -std=c99 -Wall -Wextra xml_demo.c $(pkg-config --cflags --libs prefs) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir prefs) -o xml_demo
+ *     ./xml_demo > demo.plist
  *
  * The XML goes to standard output; the verdict goes to standard error.
  *

@@ -3,14 +3,15 @@
  * domain's search list (or of the list of domains), over the public C API
  * only. bin/prefs execs it from $(LIBEXECDIR)/prefs/.
  *
- * Each key shows its value, the layer it came from and the badges
- * `forced` (a managed value) and `default` (registration or schema). The
+ * Each key shows its type, its value (`>` at the end when cut to fit), the
+ * layer it came from and the badges `forced` (a managed value) and
+ * `default` (registration or schema). The
  * view reads again four times a second: reads are served from memory and
  * follow other processes' writes and hand edits (the library's change
  * counters and directory watcher), so a change shows within a second.
  *
  * Keys: arrows, j/k, PgUp/PgDn, Home/End move; / filters by key or value
- * (Enter keeps, Esc clears); Enter edits the value as old-style plist text
+ * as it is typed (Enter keeps, Esc clears); Enter edits the value as old-style plist text
  * (a number or boolean stays one: the text must be of its type); d
  * removes the user's value; Left or h goes back to the domain list; q
  * quits. A value that is refused changes nothing and the status line says
@@ -28,6 +29,7 @@
 #include <ctype.h>
 #include <curses.h>
 #include <errno.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@
 struct row {
     char *key;
     char *value;
+    const char *type;
     char layer[64];
     int forced, deflt;
 };
@@ -52,6 +55,8 @@ static char filter_text[256];
 static char status_text[512];
 static char problems[2048];
 static int selected, top;
+static int domain_missing;         /* the domain named has no file and no value */
+static const char *cut_mark = ">"; /* ends a value cut to fit */
 
 static void set_status(const char *fmt, const char *a, const char *b)
 {
@@ -192,6 +197,23 @@ static void describe_key(const char *key, char info[3][1024])
  * has no such list (the caller edits text instead). */
 static int choose_value(const char *key);
 
+/* A value's type as the row shows it. */
+static const char *type_name(PrefsPropertyListRef v)
+{
+    static const char *names[] = {"", "string", "int", "real", "bool", "date", "data", "array", "dict"};
+    PrefsType t = PrefsGetType(v);
+    return (int)t > 0 && (size_t)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+/* A row's value as shown: a boolean as true or false (its description is
+ * 1 or 0, which reads as a number). */
+static const char *shown_value(const struct row *r)
+{
+    if (r->value != NULL && !strcmp(r->type, "bool"))
+        return strcmp(r->value, "0") ? "true" : "false";
+    return r->value ? r->value : "";
+}
+
 static int matches(const char *key, const char *value)
 {
     if (filter_text[0] == 0)
@@ -205,7 +227,7 @@ static int matches(const char *key, const char *value)
     return 0;
 }
 
-static void add_row(const char *key, char *value, const char *layer, int forced, int deflt)
+static void add_row(const char *key, char *value, const char *type, const char *layer, int forced, int deflt)
 {
     struct row *r = realloc(rows, (nrows + 1) * sizeof *rows);
     if (r == NULL) {
@@ -215,6 +237,7 @@ static void add_row(const char *key, char *value, const char *layer, int forced,
     rows = r;
     rows[nrows].key = copy_string(key);
     rows[nrows].value = value;
+    rows[nrows].type = type;
     snprintf(rows[nrows].layer, sizeof rows[nrows].layer, "%s", layer);
     rows[nrows].forced = forced;
     rows[nrows].deflt = deflt;
@@ -226,17 +249,34 @@ static int by_key(const void *a, const void *b)
     return strcmp(((const struct row *)a)->key, ((const struct row *)b)->key);
 }
 
-/* Reads the rows again; `check_files` also asks which files did not parse. */
+/* Whether the user has a domain named `name` (a file, any host or this one). */
+static int user_has_domain(const char *name)
+{
+    if (!strcmp(name, "NSGlobalDomain"))
+        return 1;
+    int found = 0;
+    for (int h = 0; h < 2 && !found; h++) {
+        PrefsArrayRef list =
+            PrefsCopyApplicationList(kPrefsCurrentUser, h ? kPrefsCurrentHost : kPrefsAnyHost);
+        for (size_t i = 0; list && i < PrefsArrayGetCount(list) && !found; i++)
+            found = !strcmp(name, PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(list, i)));
+        PrefsRelease(list);
+    }
+    return found;
+}
+
+/* Reads the rows again; `check_files` also asks which files did not parse
+ * and whether the domain exists. */
 static void load(int check_files)
 {
     free_rows();
     if (listing_domains) {
         PrefsArrayRef list = PrefsCopyApplicationList(kPrefsCurrentUser, kPrefsAnyHost);
-        add_row("NSGlobalDomain", NULL, "", 0, 0);
+        add_row("NSGlobalDomain", NULL, "", "", 0, 0);
         for (size_t i = 0; list && i < PrefsArrayGetCount(list); i++) {
             const char *name = PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(list, i));
             if (matches(name, NULL))
-                add_row(name, NULL, "", 0, 0);
+                add_row(name, NULL, "", "", 0, 0);
         }
         PrefsRelease(list);
         return;
@@ -252,8 +292,9 @@ static void load(int check_files)
          * every search list: left out. */
         if (v != NULL && !(source == kPrefsSourceLanguage && domain == NULL)) {
             char *text = one_line(v);
-            if (matches(key, text))
-                add_row(key, text, layer_name(source, domain, layer, sizeof layer),
+            int is_bool = PrefsGetType(v) == kPrefsTypeBoolean;
+            if (matches(key, is_bool ? (PrefsBooleanGetValue((PrefsBooleanRef)v) ? "true" : "false") : text))
+                add_row(key, text, type_name(v), layer_name(source, domain, layer, sizeof layer),
                         source == kPrefsSourceManaged,
                         source == kPrefsSourceRegistration || source == kPrefsSourceSchema);
             else
@@ -266,6 +307,12 @@ static void load(int check_files)
     PrefsRelease(all);
     qsort(rows, nrows, sizeof *rows, by_key);
     if (check_files) {
+        /* No file of its own and nothing but the global domains' keys:
+         * most likely a mistyped name. */
+        int own = 0;
+        for (size_t i = 0; i < nrows && !own; i++)
+            own = strncmp(rows[i].layer, "global", 6) != 0;
+        domain_missing = !own && !user_has_domain(app);
         /* Synchronize names every file of the search list that cannot be
          * used, each time. */
         problems[0] = 0;
@@ -300,7 +347,13 @@ static void draw(void)
             problem_lines = h / 3;
     }
     int detail_lines = listing_domains ? 0 : 3;
-    int list_h = h - 3 - problem_lines - detail_lines;
+    /* The status line wraps (up to 3 lines) rather than cutting a message. */
+    int status_lines = w > 0 ? ((int)strlen(status_text) + w - 1) / w : 1;
+    if (status_lines < 1)
+        status_lines = 1;
+    if (status_lines > 3)
+        status_lines = 3;
+    int list_h = h - 2 - status_lines - problem_lines - detail_lines;
     if (list_h < 1)
         list_h = 1;
     if (selected >= (int)nrows)
@@ -317,14 +370,16 @@ static void draw(void)
         snprintf(title, sizeof title, " prefs ui: domains (%zu)%s%.60s", nrows,
                  filter_text[0] ? "  filter: " : "", filter_text);
     else
-        snprintf(title, sizeof title, " prefs ui: %.120s (%zu keys)%s%.60s", app, nrows,
-                 filter_text[0] ? "  filter: " : "", filter_text);
+        snprintf(title, sizeof title, " prefs ui: %.120s%s (%zu keys)%s%.60s", app,
+                 domain_missing ? ", no such domain" : "", nrows, filter_text[0] ? "  filter: " : "",
+                 filter_text);
     move(0, 0);
     put(title, w);
     attroff(A_REVERSE);
 
-    int keyw = w / 3 > 28 ? 28 : w / 3, layerw = listing_domains ? 0 : 18, badgew = listing_domains ? 0 : 9;
-    int valw = w - keyw - layerw - badgew - 3;
+    int keyw = w / 3 > 28 ? 28 : w / 3, typew = listing_domains ? 0 : 6, layerw = listing_domains ? 0 : 18,
+        badgew = listing_domains ? 0 : 9;
+    int valw = w - keyw - typew - layerw - badgew - 4;
     for (int i = 0; i < list_h && top + i < (int)nrows; i++) {
         struct row *r = &rows[top + i];
         int y = 1 + i;
@@ -335,8 +390,16 @@ static void draw(void)
         put(r->key, keyw);
         if (!listing_domains) {
             move(y, keyw + 1);
-            put(r->value ? r->value : "", valw);
-            move(y, keyw + 1 + valw + 1);
+            put(r->type, typew);
+            move(y, keyw + 1 + typew + 1);
+            const char *value = shown_value(r);
+            if (valw > 1 && (int)strlen(value) > valw) {
+                put(value, valw - 1);
+                addstr(cut_mark);
+            } else {
+                put(value, valw);
+            }
+            move(y, keyw + 1 + typew + 1 + valw + 1);
             put(r->layer, layerw);
             move(y, w - badgew);
             char badges[32];
@@ -351,7 +414,7 @@ static void draw(void)
          * schema accepts, the values its answer shadows. */
         char info[3][1024];
         describe_key(rows[selected].key, info);
-        int y = h - 2 - problem_lines - detail_lines;
+        int y = h - 1 - status_lines - problem_lines - detail_lines;
         attron(A_BOLD);
         mvhline(y, 0, '-', w);
         move(y, 0);
@@ -363,7 +426,7 @@ static void draw(void)
         put(info[2], w);
     }
     if (problem_lines) {
-        int y = h - 2 - problem_lines;
+        int y = h - 1 - status_lines - problem_lines;
         attron(A_BOLD);
         mvhline(y, 0, '-', w);
         move(y, 0);
@@ -378,8 +441,11 @@ static void draw(void)
             p = end ? end + 1 : p + n;
         }
     }
-    move(h - 2, 0);
-    put(status_text, w);
+    for (int i = 0; i < status_lines; i++) {
+        move(h - 1 - status_lines + i, 0);
+        if ((size_t)i * (size_t)w < strlen(status_text))
+            put(status_text + (size_t)i * (size_t)w, w);
+    }
     attron(A_REVERSE);
     mvhline(h - 1, 0, ' ', w);
     move(h - 1, 0);
@@ -390,8 +456,12 @@ static void draw(void)
     refresh();
 }
 
-/* Reads a line at the bottom, starting with `initial`; 1 when accepted. */
-static int prompt(const char *label, char *buf, size_t size, const char *initial)
+static void load(int check_files);
+static void draw(void);
+
+/* Reads a line at the bottom, starting with `initial`; 1 when accepted.
+ * With `live`, each change becomes the filter and the view follows. */
+static int prompt(const char *label, char *buf, size_t size, const char *initial, int live)
 {
     size_t n = strlen(initial);
     if (n >= size)
@@ -401,6 +471,12 @@ static int prompt(const char *label, char *buf, size_t size, const char *initial
     timeout(-1);
     curs_set(1);
     for (;;) {
+        if (live) {
+            snprintf(filter_text, sizeof filter_text, "%s", buf);
+            selected = top = 0;
+            load(0);
+            draw();
+        }
         move(LINES - 2, 0);
         clrtoeol();
         put(label, COLS);
@@ -513,7 +589,7 @@ static void edit(void)
     char *current = one_line(old);
     char label[600];
     snprintf(label, sizeof label, "%s = ", key);
-    if (prompt(label, text, sizeof text, current ? current : "")) {
+    if (prompt(label, text, sizeof text, current ? current : "", 0)) {
         PrefsPropertyListRef v = parse_value(text, old);
         if (v != NULL) {
             store(key, v);
@@ -605,12 +681,15 @@ static int choose_value(const char *key)
 static int plain(void)
 {
     load(1);
+    if (!listing_domains && domain_missing && filter_text[0] == 0)
+        fprintf(stderr,
+                "prefs: no such domain: nothing is stored for it; the keys below are the global domain's\n");
     if (listing_domains) {
         for (size_t i = 0; i < nrows; i++)
             printf("%s\n", rows[i].key);
     } else {
         for (size_t i = 0; i < nrows; i++)
-            printf("%s = %s (%s)%s%s\n", rows[i].key, rows[i].value ? rows[i].value : "", rows[i].layer,
+            printf("%s = %s (%s, %s)%s%s\n", rows[i].key, shown_value(&rows[i]), rows[i].type, rows[i].layer,
                    rows[i].forced ? " forced" : "", rows[i].deflt ? " default" : "");
         if (problems[0])
             printf("files that did not parse:\n%s\n", problems);
@@ -635,6 +714,8 @@ static int capable_terminal(void)
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
+    if (!strcmp(nl_langinfo(CODESET), "UTF-8"))
+        cut_mark = "\u2026";
     if (argc > 2) {
         fprintf(stderr, "usage: prefs ui [<domain>]\n");
         return 64;
@@ -704,7 +785,7 @@ int main(int argc, char **argv)
             break;
         case '/': {
             char f[256];
-            if (prompt("/", f, sizeof f, filter_text))
+            if (prompt("/", f, sizeof f, filter_text, 1))
                 snprintf(filter_text, sizeof filter_text, "%s", f);
             else
                 filter_text[0] = 0;

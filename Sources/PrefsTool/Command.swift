@@ -1,3 +1,4 @@
+import CPrefs
 import Glibc
 import PrefsCore
 
@@ -54,9 +55,47 @@ enum Command {
         case "help", "-h", "-help", "--help":
             try expect(args, count: 0, "help")
             Output.standard.write(usageText)
+        case "--version", "-version":
+            try expect(args, count: 0, "--version")
+            Output.standard.line("\(programName) (libprefs) \(PREFS_VERSION_STRING)")
         default:
+            if let near = nearestVerb(verb) {
+                throw .usage("unknown command \(quoted(verb)); did you mean \(quoted(near))?")
+            }
             throw .usage("unknown command \(quoted(verb))")
         }
+    }
+
+    /// The verbs `run` knows, for "did you mean".
+    static let verbs = [
+        "read", "read-type", "write", "rename", "delete", "import", "export", "domains", "find", "watch",
+        "profile", "explain", "schema", "ui", "convert", "help",
+    ]
+
+    /// The verb a mistyped word most likely meant: the one at the smallest
+    /// edit distance (insertions, deletions, substitutions and swaps of two
+    /// neighbours), if that is at most 2 (1 for words of up to 4 letters).
+    static func nearestVerb(_ word: String) -> String? {
+        let w = Array(word.utf8.prefix(64))
+        var best: (verb: String, distance: Int)? = nil
+        for verb in verbs {
+            let v = Array(verb.utf8)
+            var d = [[Int]](repeating: [Int](repeating: 0, count: v.count + 1), count: w.count + 1)
+            for i in 0...w.count { d[i][0] = i }
+            for j in 0...v.count { d[0][j] = j }
+            for i in stride(from: 1, through: w.count, by: 1) {
+                for j in 1...v.count {
+                    d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (w[i - 1] == v[j - 1] ? 0 : 1))
+                    if i > 1, j > 1, w[i - 1] == v[j - 2], w[i - 2] == v[j - 1] {
+                        d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                    }
+                }
+            }
+            let distance = d[w.count][v.count]
+            if best == nil || distance < best!.distance { best = (verb, distance) }
+        }
+        guard let best, best.distance <= (w.count <= 4 ? 1 : 2) else { return nil }
+        return best.verb
     }
 
     private static func expect(_ args: ArraySlice<String>, count: Int, _ form: String) throws(Failure) {
@@ -75,10 +114,49 @@ enum Command {
         let target = try Target.resolve(word, host: host)
         if args.count == 2 {
             let key = args.last!
-            Output.standard.line(OldStylePlist.formatBare(try value(key, of: target)))
+            let stored: PropertyList
+            do throws(Failure) {
+                stored = try value(key, of: target)
+            } catch {
+                noteForced([key], of: target, stored: [:])
+                throw error
+            }
+            Output.standard.line(OldStylePlist.formatBare(stored))
+            noteForced([key], of: target, stored: [PropertyList.Key(key): stored])
         } else {
-            Output.standard.line(OldStylePlist.format(.dictionary(try target.existingValues())))
+            let values = try target.existingValues()
+            Output.standard.line(OldStylePlist.format(.dictionary(values)))
+            noteForced(nil, of: target, stored: values)
         }
+    }
+
+    /// `read` prints the user's stored value, as macOS's `defaults` does
+    /// and as scripts parse it; a person checking a profile must also learn
+    /// that programs get an administrator's forced value instead. So, on
+    /// standard error, one line per key that a managed file forces to
+    /// another value than the one printed (never under the name `defaults`,
+    /// whose output stays macOS's).
+    private static func noteForced(_ keys: [String]?, of target: Target, stored: PropertyListDictionary) {
+        guard programName == "prefs", !target.isFile else { return }
+        let app = target.id.application
+        let store = target.store
+        var names = keys ?? []
+        if keys == nil {
+            guard let all = try? store.dictionary(application: app) else { return }
+            names = all.keys.sorted().map(\.string)
+        }
+        for key in names {
+            guard let found = try? store.sources(forKey: key, application: app), let first = found.first,
+                first.source.layer == .managed, stored[PropertyList.Key(key)] != first.value
+            else { continue }
+            // Old-style text, escaped: a managed file's key or string
+            // never reaches the terminal raw.
+            let what = stored[PropertyList.Key(key)] == nil ? "not set here" : "not the value above"
+            Output.error.line(
+                "prefs: \(OldStylePlist.format(.string(key))) is forced by an administrator: programs get \(OldStylePlist.format(first.value)), \(what)"
+            )
+        }
+        Output.error.flush()
     }
 
     static func readType(_ args: ArraySlice<String>, _ host: HostChoice) throws(Failure) {

@@ -147,12 +147,19 @@ struct HostChoice {
     /// The library keeps ByHost domains for this machine only
     /// (`DomainHost.current`, as the C API takes `kPrefsCurrentHost` or
     /// this machine's host id): `-host` accepts this machine's host id (the
-    /// first line of /etc/machine-id, else the host name) and refuses any
+    /// first line of /etc/machine-id, else the host name) or its host name
+    /// (`$(hostname)`, with or without its domain part) and refuses any
     /// other host.
     static func named(_ host: String) throws(Failure) -> HostChoice {
         let id = Locations.fromEnvironment().hostID
-        guard host == id else {
-            throw .usage("-host \(host): only this machine's host id (\(id)) can be given; the library keeps no ByHost domains for other hosts")
+        var buffer = [CChar](repeating: 0, count: 256)
+        let hostName =
+            gethostname(&buffer, buffer.count - 1) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let shortName = hostName.split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
+        guard host == id || (!hostName.isEmpty && (host == hostName || host == shortName)) else {
+            throw .usage(
+                "-host \(host): only this machine (host id \(id), host name \(hostName)) can be given; the library keeps no ByHost domains for other hosts")
         }
         return HostChoice(domainHost: .current, flag: "-host")
     }

@@ -47,6 +47,7 @@ let usage = """
                                        (-o: to <out> instead, - : stdout; one file)
       convert -p <file>                print a property-list file as read prints a value
       help                             this text
+      --version                        the version of libprefs, whose command this is
 
     <domain>: an application ID (com.example.app); -g, -globalDomain or
       NSGlobalDomain for the global domain; or an absolute path to a plist file

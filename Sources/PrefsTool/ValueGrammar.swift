@@ -110,10 +110,14 @@ enum ValueGrammar {
         case "-float":
             guard let v = withBytes(text, ScalarText.parseReal) else { throw bad("not a number") }
             // A 32-bit float widened, as defaults stores it: 32.3 becomes
-            // 32.299999237060547. A finite number past a float's range is
-            // refused rather than stored as an infinity.
+            // 32.299999237060547. A number past a float's range (1e39, and
+            // 1e999, past a double's) is refused rather than stored as an
+            // infinity; only an infinity or NaN spelled out is one.
             let single = Float(v)
-            guard single.isFinite || !v.isFinite else { throw bad("outside the range of a 32-bit float") }
+            let spelledOut = !text.utf8.contains { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            guard single.isFinite || (!v.isFinite && spelledOut) else {
+                throw bad("outside the range of a 32-bit float")
+            }
             return .real(Double(single))
         case "-bool", "-boolean":
             switch String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self) {

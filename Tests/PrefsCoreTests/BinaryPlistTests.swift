@@ -491,7 +491,7 @@ struct BinaryPlistTests {
             #expect(prefs.problems().isEmpty)
             try store.synchronize(application: app)
             #expect(readBytes(path) == binary)
-            try prefs.set("new", forKey: "fresh")
+            prefs.set("new", forKey: "fresh")
             #expect(try store.synchronize(application: app) == nil)
             #expect(box.allFiles() == ["config/\(app).plist"])
             let xml = readBytes(path) ?? []

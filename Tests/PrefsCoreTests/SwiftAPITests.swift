@@ -210,10 +210,10 @@ struct SwiftAPITests {
         #expect(Preferences(suiteName: "group.example.swiftapi")!.applicationID == "group.example.swiftapi")
     }
 
-    @Test func staticSubscriptIsStandard() throws {
+    @Test func staticSubscriptIsStandard() {
         // The standard preferences of this test process live in a child
         // with its own config directory.
-        try inSandbox { box in
+        inSandbox { box in
             let r = runChildTest(
                 named: "staticSubscriptChild", role: "static-subscript",
                 environment: ["XDG_CONFIG_HOME": box.config, "XDG_CACHE_HOME": box.root + "/cache"])

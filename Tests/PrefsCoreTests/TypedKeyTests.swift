@@ -131,6 +131,32 @@ struct TypedKeyTests {
         }
     }
 
+    /// `@Preference` without `in:` uses the application the program named
+    /// as `Preferences.standard`, not a domain named after the executable.
+    /// In a child process: `standard` is process-wide.
+    @Test func preferenceUsesTheStandardTheProgramChose() {
+        inSandbox { box in
+            let r = runChildTest(
+                named: "preferenceUsesTheStandardChild", role: "chosen-standard",
+                environment: ["HOME": box.root, "XDG_CONFIG_HOME": box.config])
+            #expect(r.status == 0, "child failed:\n\(r.output)")
+            #expect(r.output.contains("SIZE 14 APP com.example.keys.standard"), "the child printed:\n\(r.output)")
+        }
+    }
+
+    @Test(.enabled(if: isChildRole("chosen-standard")))
+    func preferenceUsesTheStandardChild() throws {
+        let prefs = try Preferences(applicationID: "com.example.keys.standard")
+        #expect(Preferences.standard.applicationID == ApplicationID.current)
+        Preferences.standard = prefs
+        struct Settings { @Preference(.testFontSize) var size: Int }
+        let settings = Settings()
+        prefs[.testFontSize] = 14
+        #expect(settings.size == 14)
+        #expect(settings.$size.preferences.applicationID == "com.example.keys.standard")
+        print("SIZE \(settings.size) APP \(Preferences.standard.applicationID)")
+    }
+
     @Test func observersHearRegistrationSuitesAndSets() throws {
         try inSandbox { box in
             let store = box.store()

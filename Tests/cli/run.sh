@@ -234,6 +234,10 @@ else
     fail "usage/help names every verb and flag" "status $rc"
 fi
 expect "usage/unknown verb: 64" 64 "" "*" -- frobnicate
+expect "usage/unknown verb names the nearest: 64" 64 "" $'prefs: unknown command \'raed\'; did you mean \'read\'?\nRun \'prefs help\' for usage.' -- raed
+expect "usage/a word near no verb names none: 64" 64 "" $'prefs: unknown command \'xyzzy\'\nRun \'prefs help\' for usage.' -- xyzzy
+expect "usage/a longer slip: 64" 64 "" $'prefs: unknown command \'exlpain\'; did you mean \'explain\'?\nRun \'prefs help\' for usage.' -- exlpain
+expect "usage/--version" 0 "prefs (libprefs) $(cat "$HERE/../../VERSION")" "" -- --version
 expect "usage/read with 3 operands: 64" 64 "" "*" -- read a b c
 expect "usage/read-type with 1 operand: 64" 64 "" "*" -- read-type com.example.a
 expect "usage/write without key: 64" 64 "" "*" -- write com.example.a
@@ -347,6 +351,8 @@ refuse "refuse/-int <5>: 1" 1 "$F" -- write $D n -int '<5>'
 refuse "refuse/-int &#53;: 1" 1 "$F" -- write $D n -int '&#53;'
 refuse "refuse/-float abc: 1" 1 "$F" -- write $D n -float abc
 refuse "refuse/-float past a 32-bit float: 1" 1 "$F" -- write $D n -float 1e39
+refuse "refuse/-float past a double: 1" 1 "$F" -- write $D n -float 1e999
+refuse "refuse/-float past a double, negative: 1" 1 "$F" -- write $D n -float -1e999
 refuse "refuse/-bool maybe: 1" 1 "$F" -- write $D n -bool maybe
 refuse "refuse/-bool 1: 1" 1 "$F" -- write $D n -bool 1
 refuse "refuse/-data odd hex digits: 1" 1 "$F" -- write $D n -data abc
@@ -597,6 +603,20 @@ printf '{ forced = 1; }' >"$PREFS_MANAGED_DIR/com.example.managed.plist"
 refuse "managed/write of a forced key: 1, no file" 1 "$CFG/com.example.managed.plist" -- write com.example.managed forced -int 2
 quiet write com.example.managed free -int 2
 expect "managed/other keys are written" 0 "2" "" -- read com.example.managed free
+printf '{ forced = 1; free = 3; }' >"$PREFS_MANAGED_DIR/com.example.managed.plist"
+expect "managed/read of a key forced to another value says what programs get" 0 "2" \
+    "prefs: free is forced by an administrator: programs get 3, not the value above" -- read com.example.managed free
+expect "managed/read of a forced key the user lacks: 1, says what programs get" 1 "" \
+    $'prefs: forced is forced by an administrator: programs get 1, not set here\nThe domain/default pair of (com.example.managed, forced) does not exist' \
+    -- read com.example.managed forced
+expect "managed/read of the domain names the forced keys" 0 $'{\n    free = 2;\n}' \
+    $'prefs: forced is forced by an administrator: programs get 1, not set here\nprefs: free is forced by an administrator: programs get 3, not the value above' \
+    -- read com.example.managed
+ln -sf "$PREFS" "$WORK/defaults"
+"$WORK/defaults" read com.example.managed free >"$WORK/out" 2>"$WORK/err"
+rc=$?
+check_run "managed/read as defaults: macOS's output only" 0 "2" ""
+printf '{ forced = 1; }' >"$PREFS_MANAGED_DIR/com.example.managed.plist"
 
 # ---------------------------------------------------------------------------
 # The global domain: -g, -globalDomain, NSGlobalDomain
@@ -626,6 +646,7 @@ expect "currentHost/read" 0 "hv" "" -- -currentHost read $H hk
 expect "currentHost/not in the any-host domain" 1 "" "Domain $H does not exist" -- read $H
 expect "currentHost/-host <this machine's id> reads it" 0 "hv" "" -- -host "$HOSTID" read $H hk
 expect "currentHost/-host another machine: 64" 64 "" "*" -- -host not-this-machine read $H hk
+expect "currentHost/-host \$(hostname) reads it" 0 "hv" "" -- -host "$(hostname)" read $H hk
 expect "currentHost/domains lists current-host domains" 0 "$H" "" -- -currentHost domains
 quiet -currentHost write -g ghk -int 1
 ok "currentHost/-g with -currentHost is ByHost/.GlobalPreferences" test -f "$CFG/ByHost/.GlobalPreferences.$HOSTID.plist"
@@ -1283,6 +1304,35 @@ expect "first read/after the crash: one process" 0 "10" "" -- read $F Count
 expect "first read/after the crash: the next process" 0 "eight" "" -- read $F Name
 expect "first read/after the crash, the next write" 0 "" "" -- write $F Name again
 expect "first read/after the crash, its index is read" 0 "10" "" -- read $F Count
+
+# Shell completion, as installed: bash's function called as bash calls it
+
+BASH_COMPLETION_FILE=$PREFIX/share/bash-completion/completions/prefs
+# comp WORD... — the completions of the last word of the command line.
+comp() {
+    (
+        # shellcheck source=/dev/null
+        . "$BASH_COMPLETION_FILE" || exit 1
+        COMP_WORDS=("$PREFS" "$@")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        _prefs
+        printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
+    )
+}
+quiet write com.example.completion FontSize -int 1
+quiet write com.example.completion Fonts -array a
+if [ -f "$BASH_COMPLETION_FILE" ]; then
+    ok "completion/bash: commands" test "$(comp re)" = "$(printf '%s\n' read read-type rename)"
+    ok "completion/bash: after a host flag" test "$(comp -currentHost wr)" = write
+    ok "completion/bash: domains" test "$(comp read com.example.compl)" = com.example.completion
+    ok "completion/bash: keys" test "$(comp read com.example.completion Font)" = "$(printf '%s\n' FontSize Fonts)"
+    ok "completion/bash: value flags" test "$(comp write com.example.completion FontSize -in)" = "$(printf '%s\n' -int -integer)"
+else
+    fail "completion/bash: installed" "$BASH_COMPLETION_FILE is missing"
+fi
+if command -v zsh >/dev/null; then
+    ok "completion/zsh: the file parses" zsh -n "$PREFIX/share/zsh/vendor-completions/_prefs"
+fi
 
 # ---------------------------------------------------------------------------
 

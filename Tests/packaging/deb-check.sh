@@ -103,12 +103,13 @@ check_elf_hardening deb/elf "$SYSROOT"
 # directory prefixed with the root, including the ones that are system
 # directories on this machine (/usr/include, /usr/lib/<multiarch>).
 export PKG_CONFIG_SYSROOT_DIR=$SYSROOT
-# The root holds only our packages; libprefs-dev's dependencies (libxml2-dev,
-# whose libxml-2.0.pc prefs.pc requires) come from this system, as apt
-# would install them beside it.
-export PKG_CONFIG_LIBDIR=$SYSROOT/$LIBDIR/pkgconfig:$SYSROOT/usr/share/pkgconfig:$(pkg-config --variable pc_path pkg-config)
+# The root holds only our packages, and prefs.pc needs no other .pc
+# (libxml2 is opened at run time: no -I/usr/include/libxml2, no
+# libxml2-dev), so only the root's directories are searched.
+export PKG_CONFIG_LIBDIR=$SYSROOT/$LIBDIR/pkgconfig:$SYSROOT/usr/share/pkgconfig
 export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
-if pc_flags=$(pkg-config --cflags --libs prefs 2>"$WORK/pc.log") && [ "$(pkg-config --modversion prefs)" = "$VERSION" ]; then
+if pc_flags=$(pkg-config --cflags --libs --static prefs 2>"$WORK/pc.log") && [ "$(pkg-config --modversion prefs)" = "$VERSION" ] &&
+    ! grep -q xml <<<"$pc_flags"; then
     pass deb/pkg-config "$(echo "$pc_flags" | sed "s|$SYSROOT|<root>|g")"
 else
     fail deb/pkg-config "pkg-config finds no prefs $VERSION in the root" "$WORK/pc.log"

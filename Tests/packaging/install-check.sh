@@ -63,7 +63,8 @@ else
     missing=""
     for f in usr/bin/prefs usr/libexec/prefs/prefs-ui "${LIBDIR#/}/libprefs.so.$VERSION" "${LIBDIR#/}/libprefs.so.$MAJOR" "${LIBDIR#/}/libprefs.so" \
              "${LIBDIR#/}/pkgconfig/prefs.pc" usr/include/prefs/Prefs.h usr/include/prefs/module.modulemap usr/include/prefs/CPrefs.apinotes \
-             usr/share/man/man1/prefs.1 usr/libexec/prefs/defaults; do
+             usr/share/man/man1/prefs.1 usr/libexec/prefs/defaults usr/share/bash-completion/completions/prefs \
+             usr/share/zsh/vendor-completions/_prefs; do
         [ -e "$DEST/$f" ] || missing="$missing $f"
     done
     if [ -n "$missing" ]; then

@@ -5,8 +5,9 @@
 # screen (capture-pane), as a user would see it. With the example schema
 # installed in a private XDG_DATA_HOME:
 #
-#   the view lists each key, its value, its layer and the default badge;
-#   a write by another process shows within a second; / filters; Enter
+#   the view lists each key, its type, its value, its layer and the
+#   default badge; a value cut to fit ends in a mark; a write by another
+#   process shows within a second; / filters as it is typed; Enter
 #   edits (a refused value changes nothing and says why; a valid one is
 #   stored and read back by prefs); d removes the user's value and the
 #   default shows again; a file that does not parse is listed in its pane;
@@ -14,7 +15,8 @@
 #   and the values it shadows show; a value the schema refuses says what is
 #   accepted; listed values are chosen from a list;
 #   q quits and the terminal is restored (the shell's screen is back, the
-#   line discipline is canonical with echo); TERM=dumb gives a plain listing.
+#   line discipline is canonical with echo); TERM=dumb gives a plain listing;
+#   a domain that does not exist is said to be missing.
 #
 # One line per check, then "N passed, N failed"; exit status 0 or 1.
 
@@ -83,21 +85,24 @@ sleep 0.3
 T send-keys -t ui "echo before-the-view; $PREFS ui $APP" Enter
 
 expect "ui/starts" "prefs ui: com.example.notes"
-expect "ui/user-value-and-layer" "^FontSize +20 +app"
-expect "ui/schema-default-badge" "^LineSpacing +1\.2 +schema +\[default\]"
-expect "ui/child-pane-and-parent" "^SpellCheck +1 +schema"
+expect "ui/user-value-and-layer" "^FontSize +int +20 +app"
+expect "ui/schema-default-badge" "^LineSpacing +real +1\.2 +schema +\[default\]"
+expect "ui/child-pane-and-parent" "^SpellCheck +bool +true +schema"
 if [ "$(screen | wc -L)" -le 80 ]; then pass "ui/fits-80-columns"; else fail "ui/fits-80-columns" "a line is wider than 80"; fi
 
 # Another process writes: seen within a second, without a key press.
 "$PREFS" write $APP Theme -string dark
-expect "ui/live-write-from-another-process" "^Theme +dark +app" 1
+expect "ui/live-write-from-another-process" "^Theme +string +dark +app" 1
 # A hand edit of the file (no library writer): seen within a second too.
 sleep 1.1
 sed -i 's|<string>dark</string>|<string>system</string>|' "$XDG_CONFIG_HOME/$APP.plist"
-expect "ui/live-hand-edit" "^Theme +system +app" 2
+expect "ui/live-hand-edit" "^Theme +string +system +app" 2
 
-# Filter.
-T send-keys -t ui "/" ; T send-keys -t ui -l "spac"; T send-keys -t ui Enter
+# Filter: the view follows each key typed, before Enter.
+T send-keys -t ui "/" ; T send-keys -t ui -l "spac"
+expect "ui/filter-as-you-type-keeps-matches" "^LineSpacing"
+expect_not "ui/filter-as-you-type-hides-others" "^FontSize"
+T send-keys -t ui Enter
 expect "ui/filter-keeps-matches" "^LineSpacing"
 expect_not "ui/filter-hides-others" "^FontSize"
 T send-keys -t ui "/"; T send-keys -t ui Escape
@@ -110,7 +115,7 @@ T send-keys -t ui C-u; T send-keys -t ui -l "big"; T send-keys -t ui Enter
 expect "ui/refused-says-why" "refused: 'big' is not an integer"
 if [ "$("$PREFS" read $APP FontSize)" = 20 ]; then pass "ui/refused-changes-nothing"; else fail "ui/refused-changes-nothing" "FontSize is $("$PREFS" read $APP FontSize)"; fi
 T send-keys -t ui Enter C-u; T send-keys -t ui -l "24"; T send-keys -t ui Enter
-expect "ui/edit-shows" "^FontSize +24 +app"
+expect "ui/edit-shows" "^FontSize +int +24 +app"
 if [ "$("$PREFS" read-type $APP FontSize) $("$PREFS" read $APP FontSize)" = "Type is integer 24" ]; then
     pass "ui/edit-stored-as-integer"
 else
@@ -119,7 +124,7 @@ fi
 
 # d: the user's value goes, the schema's default shows again.
 T send-keys -t ui d
-expect "ui/d-shows-default" "^FontSize +13 +schema +\[default\]"
+expect "ui/d-shows-default" "^FontSize +int +13 +schema +\[default\]"
 if ! "$PREFS" read $APP FontSize >/dev/null 2>&1; then pass "ui/d-removed-user-value"; else fail "ui/d-removed-user-value" "still stored"; fi
 
 # The schema: the selected key's title, description, type and what it
@@ -149,6 +154,14 @@ expect "ui/schema-shadowed-ignored-value" "^shadows: 1000 \(app, ignored: breaks
 T send-keys -t ui Down Down Down Down Down
 expect "ui/shadowed-schema-default" "^shadows: light \(schema\)"
 
+# A value wider than its column ends in the cut mark (… in UTF-8, else >).
+"$PREFS" write $APP LongValue -string "$(printf 'x%.0s' {1..200})"
+expect "ui/cut-value-marked" "^LongValue +string +x+(…|>) +app"
+# A message wider than the screen wraps rather than being cut.
+T send-keys -t ui Home Down Enter C-u; T send-keys -t ui -l "$(printf 'b%.0s' {1..75})"; T send-keys -t ui Enter
+expect "ui/long-message-wraps" "^bbbbb' is not an? (integer|number) \(the value is one\); nothing changed"
+"$PREFS" delete $APP LongValue
+
 # A file of the search list that does not parse: listed in its pane.
 printf 'not a plist <<<' >"$XDG_CONFIG_HOME/.GlobalPreferences.plist"
 expect "ui/unparsable-file-pane" "files that did not parse" 3
@@ -164,11 +177,21 @@ expect_not "ui/quit-leaves-no-view" "prefs ui: com.example.notes"
 
 # TERM=dumb: a plain listing.
 out=$(TERM=dumb "$PREFS" ui $APP </dev/null)
-if printf '%s\n' "$out" | grep -q '^LineSpacing = 1.2 (schema) default$'; then
+if printf '%s\n' "$out" | grep -q '^LineSpacing = 1.2 (real, schema) default$'; then
     pass "ui/dumb-terminal-plain-listing"
 else
     fail "ui/dumb-terminal-plain-listing" "$out"
 fi
+
+# A domain that does not exist: said so, not just shown empty.
+err=$(TERM=dumb "$PREFS" ui com.example.no-such-domain 2>&1 >/dev/null </dev/null)
+if [ "$err" = "prefs: no such domain: nothing is stored for it; the keys below are the global domain's" ]; then
+    pass "ui/missing-domain-said"
+else
+    fail "ui/missing-domain-said" "stderr: $err"
+fi
+err=$(TERM=dumb "$PREFS" ui $APP 2>&1 >/dev/null </dev/null)
+if [ -z "$err" ]; then pass "ui/schema-domain-not-missing"; else fail "ui/schema-domain-not-missing" "stderr: $err"; fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

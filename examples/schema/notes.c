@@ -3,6 +3,16 @@
  * from the installed schema com.example.notes.plist (with its child pane
  * Appearance.plist). The program registers nothing: the defaults come from
  * the installed schema, and a value the user set wins over them.
+ *
+ * Build and run, in this directory, after `make example` (which installs
+ * the schema; env.sh puts its prefix on PATH, PKG_CONFIG_PATH and
+ * XDG_DATA_DIRS):
+ *
+ *     . ../../build/stage/env.sh
+ *     prefs schema c com.example.notes >notes.h
+ *     cc -std=c99 -Wall -Wextra notes.c $(pkg-config --cflags --libs prefs) \
+ *         -Wl,-rpath,$(pkg-config --variable=libdir prefs) -o notes
+ *     ./notes
  */
 #include "notes.h"
 

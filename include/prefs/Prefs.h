@@ -468,7 +468,8 @@ PREFS_EXPORT PrefsDataRef PREFS_NULLABLE PrefsPropertyListCreateData(PrefsProper
  * Files: current user, any host: $XDG_CONFIG_HOME/<id>.plist ($HOME/.config
  * when unset or relative); current host: $XDG_CONFIG_HOME/ByHost/
  * <id>.<host-id>.plist, the host id from /etc/machine-id; any user: the
- * same under $PREFS_SYSTEM_DIR (default /usr/local/etc); the global
+ * same under $PREFS_SYSTEM_DIR (default /usr/local/etc; /etc in the Debian
+ * packages); the global
  * domain's <id> is .GlobalPreferences. Files are written with mode 0600
  * (an existing file keeps its mode), directories created with 0700.
  *

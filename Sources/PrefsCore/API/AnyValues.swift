@@ -31,8 +31,9 @@ extension Optional: OptionalValue {
 
 /// The conversions between `Any` and ``PropertyList``.
 package enum AnyValues {
-    /// PrefsFoundation's bridge when the program links it (looked up once).
-    package static let bridge: (any PropertyListAnyBridge.Type)? =
+    /// PrefsFoundation's bridge when the program links it (looked up once;
+    /// a constant type with no state, so safe to share across threads).
+    package nonisolated(unsafe) static let bridge: (any PropertyListAnyBridge.Type)? =
         _typeByName("15PrefsFoundation19FoundationAnyBridgeO") as? any PropertyListAnyBridge.Type
 
     /// Deeper nesting is refused, as every reader refuses it (and a

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The preferences of one application, seen through its search list: the
 /// Swift face of libprefs, over the same store as the C API, with
 /// Foundation's `UserDefaults` methods (same names, return types and
@@ -71,12 +73,28 @@ public struct Preferences: Sendable {
         self = p
     }
 
-    /// The preferences of this process (named after the program, as
-    /// Foundation's `UserDefaults.standard` is on Linux). Made once.
-    public static var standard: Preferences { standardPreferences }
+    /// The preferences of this process: what ``Preference`` and every
+    /// other use of `.standard` read and write. Named after the program, as
+    /// Foundation's `UserDefaults.standard` is on Linux, until the program
+    /// sets it to the application it is:
+    ///
+    /// ```swift
+    /// Preferences.standard = try Preferences(applicationID: "com.example.editor")
+    /// ```
+    ///
+    /// Set it once, early (before the first `@Preference` property is made):
+    /// a ``Preference`` keeps the preferences it was made with. Thread-safe.
+    public static var standard: Preferences {
+        get {
+            if let chosen = chosenStandard.withLock({ $0 }) { return chosen }
+            // The process name is validated when it is computed.
+            return try! Preferences(applicationID: ApplicationID.current)
+        }
+        set { chosenStandard.withLock { $0 = newValue } }
+    }
 
-    // The process name is validated when it is computed.
-    private static let standardPreferences = try! Preferences(applicationID: ApplicationID.current)
+    /// What the program set ``standard`` to, if it did.
+    private static let chosenStandard = Mutex<Preferences?>(nil)
 
     /// The global domain (`NSGlobalDomain`), shared by every application of
     /// the user.

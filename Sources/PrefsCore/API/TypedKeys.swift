@@ -333,11 +333,16 @@ extension Preferences {
 /// key (its default when unset), assigning it stores the value.
 ///
 /// ```swift
+/// Preferences.standard = try Preferences(applicationID: "com.example.editor")
 /// struct Settings {
 ///     @Preference(.fontSize) var fontSize: Int              // Preferences.standard
 ///     @Preference(.fontSize, in: prefs) var fontSize2: Int  // or a given one
 /// }
 /// ```
+///
+/// Without `in:`, it uses ``Preferences/standard`` as it is when the
+/// property is made: named after the executable unless the program set it
+/// to its application first, as above.
 ///
 /// Copies share the store; thread-safe.
 @propertyWrapper
@@ -347,7 +352,8 @@ public struct Preference<Value: Sendable>: Sendable {
     /// The preferences it reads and writes.
     public let preferences: Preferences
 
-    /// A property for `key` in `preferences` (``Preferences/standard`` by default).
+    /// A property for `key` in `preferences` (``Preferences/standard``, as
+    /// it is now, by default).
     public init(_ key: Preferences.Key<Value>, in preferences: Preferences = .standard) {
         self.key = key
         self.preferences = preferences

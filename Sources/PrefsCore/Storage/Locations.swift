@@ -48,7 +48,7 @@ public let globalDomainName = "NSGlobalDomain"
 /// |---|---|
 /// | current user, any host | `$XDG_CONFIG_HOME/<id>.plist` (`$HOME/.config` when unset or relative) |
 /// | current user, current host | `$XDG_CONFIG_HOME/ByHost/<id>.<host-id>.plist` |
-/// | any user | the same under `$PREFS_SYSTEM_DIR` (default `/usr/local/etc`) |
+/// | any user | the same under `$PREFS_SYSTEM_DIR` (default `/usr/local/etc`; `/etc` in the Debian packages) |
 /// | managed | `$PREFS_MANAGED_DIR/<id>.plist`, `$PREFS_MANAGED_DIR/<user>/<id>.plist` (default `/etc/prefs/managed`), and the `*.plist` files of `<id>.d/` beside each |
 ///
 /// An application's installed schema is `<dir>/<id>.plist` in the first of
@@ -86,8 +86,16 @@ public struct Locations: Sendable {
 
     /// The default directory of managed (forced) preferences.
     public static let defaultManagedDirectory = "/etc/prefs/managed"
-    /// The default directory of any-user (system-wide) preferences.
-    public static let defaultSystemDirectory = "/usr/local/etc"
+    /// The default directory of any-user (system-wide) preferences:
+    /// Foundation's `/usr/local/etc` on Linux, or `/etc` in a build for a
+    /// distribution's `/usr` (the compilation condition
+    /// `PREFS_SYSTEM_DIR_ETC`, which the Debian packages set), where
+    /// nothing may live under `/usr/local`.
+    #if PREFS_SYSTEM_DIR_ETC
+        public static let defaultSystemDirectory = "/etc"
+    #else
+        public static let defaultSystemDirectory = "/usr/local/etc"
+    #endif
 
     /// Locations from this process's environment.
     public static func fromEnvironment() -> Locations {
