@@ -20,6 +20,24 @@ package enum BinaryWriter {
         return w.encode()
     }
 
+    /// A dictionary written as ``write(_:)`` writes it, given as its
+    /// entries sorted by key (each key once), as a domain keeps them from
+    /// one write to the next: nothing is sorted again. Thread-safe.
+    package static func write(dictionaryEntries entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8] {
+        for e in entries where e.value.depth + 1 >= PropertyList.maxNesting {
+            throw PrefsError(.tooDeep, "nesting deeper than \(PropertyList.maxNesting) levels")
+        }
+        var w = Writer()
+        let top = w.append(PropertyList.emptyDictionary)
+        w.objectCounts[top] = entries.count
+        var refs = [Int]()
+        refs.reserveCapacity(2 * entries.count)
+        for (key, _) in entries { refs.append(w.flatten(.string(key.string))) }
+        for (_, item) in entries { refs.append(w.flatten(item)) }
+        w.children[top] = refs
+        return w.encode()
+    }
+
     /// A scalar as it is uniqued: by kind and exact bytes (strings by
     /// their UTF-8, not by Unicode equivalence; reals and dates by bits).
     enum Unique: Hashable {
@@ -29,6 +47,7 @@ package enum BinaryWriter {
         case boolean(Bool)
         case date(UInt64)
         case data([UInt8])
+        case uid(UInt32)
     }
 
     /// The objects to write, in order, and what is already among them.
@@ -38,6 +57,9 @@ package enum BinaryWriter {
         var children: [[Int]] = []
         var scalars: [Unique: Int] = [:]
         var containers: [ObjectIdentifier: Int] = [:]
+        /// The item count of a dictionary written from entries (see
+        /// ``write(dictionaryEntries:)``), by object index.
+        var objectCounts: [Int: Int] = [:]
 
         /// Appends `v` (and what it holds) unless it is there already, and
         /// returns its index.
@@ -50,6 +72,7 @@ package enum BinaryWriter {
             case .boolean(let b): unique = .boolean(b)
             case .date(let t): unique = .date(t.bitPattern)
             case .data(let d): unique = .data(d)
+            case .uid(let u): unique = .uid(u)
             case .array(let items):
                 if let known = containers[ObjectIdentifier(v)] { return known }
                 let index = append(v)
@@ -115,11 +138,16 @@ package enum BinaryWriter {
                 case .data(let d):
                     Self.marker(0x40, d.count, &out)
                     out.append(contentsOf: d)
+                case .uid(let u):
+                    // As CoreFoundation: the fewest of 1, 2 or 4 bytes.
+                    let w = Self.width(UInt64(u))
+                    out.append(0x80 | UInt8(w - 1))
+                    Self.bigEndian(UInt64(u), w, &out)
                 case .array(let items):
                     Self.marker(0xA0, items.count, &out)
                     for r in children[index] { Self.bigEndian(UInt64(r), refSize, &out) }
                 case .dictionary(let items):
-                    Self.marker(0xD0, items.count, &out)
+                    Self.marker(0xD0, objectCounts[index] ?? items.count, &out)
                     for r in children[index] { Self.bigEndian(UInt64(r), refSize, &out) }
                 }
             }

@@ -38,11 +38,13 @@ extension PropertyList {
 
     /// Throws what writing `value` under `key` in a domain file would throw:
     /// the checks of ``xmlData()`` with the key, and with the indentation
-    /// the file gives the value. A store refuses at set what it could never
-    /// write at synchronize.
+    /// the file gives the value, except for what only the binary format
+    /// carries (characters XML 1.0 cannot carry, dates XML cannot write),
+    /// which makes the domain's file binary. A store refuses at set what it
+    /// could never write at synchronize.
     package static func checkStorable(_ value: PropertyList, forKey key: String) throws(PrefsError) {
         if isPlainlyStorable(value, key) { return }
-        _ = try XMLWriter.write(PropertyList(.dictionary([Key(key): value])))
+        _ = try XMLWriter.carries(PropertyList(.dictionary([Key(key): value])))
     }
 
     /// Whether writing `value` under `key` surely succeeds, told without

@@ -276,6 +276,16 @@ final class Domain: @unchecked Sendable {
         return out
     }
 
+    /// The bytes of a domain file holding `entries` (sorted by key): binary
+    /// when the file was binary, as `cfprefsd` keeps it, so that no value
+    /// loses what XML cannot carry (a date's fraction of a second, a
+    /// control character); else XML, unless a value is one only the binary
+    /// format carries, which makes the file binary.
+    static func encode(_ entries: [Entry], binary: Bool) throws(PrefsError) -> [UInt8] {
+        if !binary, let xml = try XMLWriter.writeDomain(entries) { return xml }
+        return try BinaryWriter.write(dictionaryEntries: entries)
+    }
+
     /// Records a change made by this process; reads see it at once.
     func set(_ key: PropertyList.Key, _ value: PropertyList?) {
         if !loaded { refresh() }
@@ -323,8 +333,10 @@ final class Domain: @unchecked Sendable {
             var base: [Entry]? = []
             var mode: mode_t = shared ? 0o644 : 0o600
             var metChanges = true
+            var binary = false
             if let (bytes, found) = try FileSystem.read(target, followingLinks: false) {
                 mode = found.mode
+                binary = bytes.withUnsafeBytes { BinaryReader.looksBinary($0) }
                 let print = Fingerprint(bytes)
                 if let source, loaded, source == print {
                     // The bytes `values` came from: it is already the file
@@ -345,7 +357,7 @@ final class Domain: @unchecked Sendable {
             for (k, change) in pending { stored[k] = change }
             var entries = base.map { Domain.merging(pending, into: $0) } ?? stored.sortedByKey()
             if entries.count != stored.count { entries = stored.sortedByKey() }
-            let bytes = try XMLWriter.write(dictionaryEntries: entries)
+            let bytes = try Domain.encode(entries, binary: binary)
             FileSystem.removeLeftoverTemporaries(of: target)
             try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
             let written = Fingerprint(bytes)
