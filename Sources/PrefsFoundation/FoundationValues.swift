@@ -85,7 +85,8 @@ extension Preferences {
         dictionaryRepresentation().mapValues(Self.foundationObject)
     }
 
-    /// `plist` as the Foundation object `UserDefaults` would return.
+    /// `plist` as the Foundation object `UserDefaults` would return (a UID,
+    /// for which Foundation has no public class, as `["CF$UID": n]`).
     public static func foundationObject(_ plist: PropertyList) -> Any {
         switch plist.value {
         case .string(let s): return s
@@ -94,6 +95,8 @@ extension Preferences {
         case .boolean(let b): return b
         case .date(let t): return Date(timeIntervalSince1970: t)
         case .data(let bytes): return Data(bytes)
+        // Foundation has no public UID class: the form XML gives it.
+        case .uid(let u): return ["CF$UID": Int(u)] as [String: Any]
         case .array(let items): return items.map(foundationObject)
         case .dictionary(let d):
             var out = [String: Any](minimumCapacity: d.count)

@@ -86,7 +86,7 @@ enum Command {
         let v = try value(args.last!, of: target)
         let names: [PropertyList.Kind: String] = [
             .string: "string", .data: "data", .integer: "integer", .real: "float", .boolean: "boolean",
-            .date: "date", .array: "array", .dictionary: "dictionary",
+            .date: "date", .array: "array", .dictionary: "dictionary", .uid: "uid",
         ]
         Output.standard.line("Type is \(names[v.kind]!)")
     }
@@ -200,6 +200,7 @@ enum Command {
         case .boolean: "a boolean"
         case .date: "a date"
         case .data: "data"
+        case .uid: "a UID"
         case .array: "an array"
         case .dictionary: "a dictionary"
         }

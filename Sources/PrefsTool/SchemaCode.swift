@@ -199,6 +199,7 @@ enum CHeader {
         case .boolean: "kPrefsTypeBoolean"
         case .date: "kPrefsTypeDate"
         case .data: "kPrefsTypeData"
+        case .uid: "kPrefsTypeUID"
         case .array: "kPrefsTypeArray"
         case .dictionary: "kPrefsTypeDictionary"
         }

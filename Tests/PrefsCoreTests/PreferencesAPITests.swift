@@ -171,6 +171,7 @@ struct PreferencesAPITests {
         case .data(let bytes): return Data(bytes)
         case .array(let a): return a.map(foundationObject)
         case .dictionary(let d): return Dictionary(uniqueKeysWithValues: d.map { ($0.key.string, foundationObject($0.value)) })
+        case .uid(let u): return ["CF$UID": Int(u)]
         case .date(let t): return Date(timeIntervalSince1970: t)
         }
     }

@@ -131,6 +131,8 @@ func strictDifference(_ a: PropertyList, _ b: PropertyList, path: String = "") -
         return sameDouble(x, y) ? nil : "\(here): date \(x) != \(y)"
     case (.data(let x), .data(let y)):
         return x == y ? nil : "\(here): data of \(x.count) bytes != data of \(y.count) bytes"
+    case (.uid(let x), .uid(let y)):
+        return x == y ? nil : "\(here): UID \(x) != \(y)"
     case (.array(let x), .array(let y)):
         guard x.count == y.count else { return "\(here): array of \(x.count) != array of \(y.count)" }
         for i in x.indices {

@@ -51,9 +51,9 @@
 
 /** The version of this header: major * 10000 + minor * 100 + patch.
  *  A literal, so that Swift and the preprocessor can both read it. */
-#define PREFS_VERSION_NUMBER 10200
+#define PREFS_VERSION_NUMBER 10300
 /** The version of this header as text. */
-#define PREFS_VERSION_STRING "1.2.0"
+#define PREFS_VERSION_STRING "1.3.0"
 
 /* ------------------------------------------------------------------ */
 /* Portability                                                        */
@@ -114,6 +114,9 @@ typedef const struct PrefsOpaqueData *PrefsDataRef;
 typedef const struct PrefsOpaqueArray *PrefsArrayRef;
 /** A map from UTF-8 string keys to values. */
 typedef const struct PrefsOpaqueDictionary *PrefsDictionaryRef;
+/** A UID: the reference to an object of a keyed archive (NSKeyedArchiver),
+ *  0 ... 2^32-1. Since 1.3. */
+typedef const struct PrefsOpaqueUID *PrefsUIDRef;
 /** An error: a stable code and a description. */
 typedef const struct PrefsOpaqueError *PrefsErrorRef;
 
@@ -128,7 +131,10 @@ typedef enum PrefsType {
     kPrefsTypeArray = 7,
     kPrefsTypeDictionary = 8,
     /** Not a property list: an error object (PrefsErrorRef). */
-    kPrefsTypeError = 9
+    kPrefsTypeError = 9,
+    /** A UID (PrefsUIDRef), the object reference of a keyed archive.
+     *  Since 1.3. */
+    kPrefsTypeUID = 10
 } PrefsType;
 
 /** Error codes. The numbers are fixed; new codes may be added in later
@@ -280,6 +286,24 @@ PREFS_EXPORT bool PrefsBooleanGetValue(PrefsBooleanRef boolean);
 PREFS_EXPORT PrefsDateRef PrefsDateCreate(double unixTime);
 /** The date as seconds since 1970-01-01T00:00:00Z. */
 PREFS_EXPORT double PrefsDateGetUnixTime(PrefsDateRef date);
+
+/* ------------------------------------------------------------------ */
+/* UIDs                                                               */
+/* ------------------------------------------------------------------ */
+
+/** A UID (type kPrefsTypeUID) holding `value`: the object reference of a
+ *  keyed archive (NSKeyedArchiver, CF$UID). Binary property lists hold it
+ *  as a UID object, XML ones as a dictionary whose only key is "CF$UID"
+ *  with an integer value, as CoreFoundation writes it; both read back as a
+ *  UID, so a keyed archive survives any number of writes in either format.
+ *  The old-style text of a UID is `<CFKeyedArchiverUID>{value = N}`.
+ *  Create rule: release it with PrefsRelease. Never fails. Since 1.3.
+ *  Thread-safe. */
+PREFS_EXPORT PrefsUIDRef PrefsUIDCreate(uint32_t value);
+/** The UID's value. A value of another type returns 0 and records
+ *  kPrefsErrorInvalidArgument for PrefsCopyLastError. Since 1.3.
+ *  Thread-safe. */
+PREFS_EXPORT uint32_t PrefsUIDGetValue(PrefsUIDRef uid);
 
 /* ------------------------------------------------------------------ */
 /* Data                                                               */

@@ -33,11 +33,15 @@ package enum OldStylePlist {
     package static func formatBare(_ value: PropertyList) -> String {
         if case .string(let s) = value.value { return s }
         let text = format(value)
+        if case .uid(let u) = value.value { return uidText(u) }
         if case .date = value.value, text.hasPrefix("\""), text.hasSuffix("\""), text.utf8.count >= 2 {
             return String(text.dropFirst().dropLast())
         }
         return text
     }
+
+    /// The text of a UID: `<CFKeyedArchiverUID>{value = 5}`.
+    package static func uidText(_ u: UInt32) -> String { "<CFKeyedArchiverUID>{value = \(u)}" }
 
     private static func indent(_ level: Int, _ out: inout String) {
         out.append(String(repeating: " ", count: 4 * level))
@@ -59,6 +63,10 @@ package enum OldStylePlist {
             } else {
                 out.append("\"\(t)\"")
             }
+        case .uid(let u):
+            // As macOS prints a UID (CoreFoundation's description, without
+            // the addresses of the object and its class).
+            out.append("\"\(uidText(u))\"")
         case .data(let bytes):
             guard bytes.count <= (limit - out.utf8.count) / 2 else { return false }
             out.append("{length = \(bytes.count), bytes = 0x")

@@ -49,6 +49,9 @@ enum XMLReader {
         return root
     }
 
+    /// The one key of the dictionary that stands for a UID in XML.
+    static let uidKey: PropertyList.Key = "CF$UID"
+
     /// How many bytes libxml2 is given at a time.
     static let chunkSize = 64 * 1024
 
@@ -250,6 +253,14 @@ enum XMLReader {
             case .dict:
                 let frame = frames.removeLast()
                 guard frame.pendingKey == nil else { fail(.malformed, "<key>\(frame.pendingKey!.string)</key> has no value"); return }
+                // A keyed archive's UID, as CoreFoundation reads it: a
+                // dictionary whose one key is CF$UID, with an integer.
+                if frame.pairs.count == 1, frame.pairs[0].0 == XMLReader.uidKey,
+                    let i = frame.pairs[0].1.integerValue, let u = UInt32(exactly: i)
+                {
+                    place(PropertyList(.uid(u)))
+                    return
+                }
                 var entries = PropertyListDictionary(minimumCapacity: frame.pairs.count)
                 for (k, v) in frame.pairs { entries[k] = v }
                 place(PropertyList(.dictionary(entries)))

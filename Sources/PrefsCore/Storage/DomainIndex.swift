@@ -12,7 +12,7 @@ import Glibc
 /// | bytes | what |
 /// |---|---|
 /// | 8 | `prefsidx` |
-/// | 4 | format version (2) |
+/// | 4 | format version (3) |
 /// | 4 | length of the domain file's path |
 /// | 8 | size of the XML file the index was made from |
 /// | 8 | ``ContentHash`` of that file's bytes |
@@ -52,7 +52,8 @@ struct DomainIndex {
     let path: String
 
     static let magic: [UInt8] = Array("prefsidx".utf8)
-    static let version: UInt32 = 2
+    /// 3: UIDs are values of their own (2 read them as `CF$UID` dictionaries).
+    static let version: UInt32 = 3
     static let headerSize = 48
 
     /// The index of the domain file at `domainPath`, in `directory`.
@@ -171,7 +172,7 @@ struct DomainIndex {
         /// A value's encoding: a tag byte, then 1 string (UTF-8), 2 integer
         /// (16 bytes, two's complement), 3 false, 4 true, 5 real (8 bytes,
         /// IEEE 754), 6 date (the same), 7 anything else as a binary
-        /// property list.
+        /// property list, 8 UID (4 bytes).
         static func encodeValue(_ v: PropertyList, _ out: inout [UInt8]) -> Bool {
             switch v.value {
             case .string(let s):
@@ -187,6 +188,9 @@ struct DomainIndex {
             case .date(let d):
                 out.append(6)
                 withUnsafeBytes(of: d.bitPattern.littleEndian) { out += $0 }
+            case .uid(let u):
+                out.append(8)
+                withUnsafeBytes(of: u.littleEndian) { out += $0 }
             default:
                 guard let bytes = try? BinaryWriter.write(v) else { return false }
                 out.append(7)
@@ -211,6 +215,9 @@ struct DomainIndex {
                 let d = Double(bitPattern: UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self)))
                 return tag == 5 ? .real(d) : .date(d)
             case 7: return try? BinaryReader.read(payload)
+            case 8:
+                guard payload.count == 4 else { return nil }
+                return .uid(UInt32(littleEndian: payload.loadUnaligned(as: UInt32.self)))
             default: return nil
             }
         }
