@@ -401,9 +401,12 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsPropertyListCreateWithData
  *
  * Refused with kPrefsErrorUnrepresentable, never altered: a string or key
  * holding a character XML 1.0 cannot carry (U+0000-U+0008, U+000B, U+000C,
- * U+000E-U+001F, U+FFFE, U+FFFF), and a date outside the years 0001-9999
- * or not finite (dates before 1582-10-15 are Julian, as Foundation writes
- * them: the first date is Foundation's distantPast, -62135769600). Store such bytes as data instead. Refused the same way,
+ * U+000E-U+001F, U+FFFE, U+FFFF), and a date that is not finite or lies
+ * more than about a billion years from 1970 (dates are written as
+ * CoreFoundation writes them, in the proleptic Gregorian calendar with a
+ * year 0 and "%04d" years: distantPast, -62135769600, is
+ * 0000-12-30T00:00:00Z, the year before 0 is -001). Write such values in
+ * the binary format (a domain file holding one is binary). Refused the same way,
  * so that everything written can be read: a string, key or data element
  * whose text would exceed PREFS_MAX_TEXT_LENGTH, and a document that would
  * exceed PREFS_MAX_DOCUMENT_SIZE. The description names the path of the

@@ -27,7 +27,9 @@ extension PropertyList {
 
     /// The value as an XML property list, byte for byte as Apple's tools
     /// write it. Throws `.unrepresentable` for strings holding characters
-    /// XML 1.0 cannot carry, for dates outside the years 0001-9999, for a
+    /// XML 1.0 cannot carry, for dates not finite or about a billion years
+    /// away (dates are written as CoreFoundation writes them: proleptic
+    /// Gregorian, a year 0, negative years), for a
     /// string, key or data element holding more text than the reader takes
     /// (``maxTextLength``) and for a document larger than
     /// ``maxDocumentSize``; and `.tooDeep` past ``maxNesting``: nothing is

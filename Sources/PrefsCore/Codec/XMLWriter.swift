@@ -146,7 +146,7 @@ struct XMLWriter {
         case .boolean(let b):
             if b { literal("<true/>\n") } else { literal("<false/>\n") }
         case .date(let t):
-            guard let text = ScalarText.formatISODate(t) else {
+            guard let text = ScalarText.formatXMLDate(t) else {
                 throw Failure(
                     base: PrefsError(.unrepresentable, "date \(t) is outside the years the XML format holds"), binaryOnly: true)
             }

@@ -393,6 +393,54 @@ package enum ScalarText {
         return (cycle * 4 + yoc + (m <= 2 ? 1 : 0), m, d)
     }
 
+    // MARK: Dates of XML property lists, as CoreFoundation computes them
+
+    /// Seconds since 1970 of an XML property list's `<date>` text, as
+    /// CoreFoundation reads it: `[-]Y...-MM-DDTHH:MM:SSZ`, the year of one to
+    /// nine digits (`-` for years before 0) in the proleptic Gregorian
+    /// calendar with a year 0 (0000-12-30 is Foundation's `distantPast`),
+    /// the other fields of two digits each; the month 01-12, the day, hour,
+    /// minute and second counted on from its start whatever their value
+    /// (02-30 is 03-01 or 03-02), as CoreFoundation does. `nil` otherwise.
+    package static func parseXMLDate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let negative = t.first == UInt8(ascii: "-")
+        if negative { i = 1 }
+        let yearStart = i
+        while i < t.count, isDigit(t[i]) { i += 1 }
+        let yearDigits = i - yearStart
+        guard (1...9).contains(yearDigits), t.count - i == 16,
+            t[i] == UInt8(ascii: "-"), t[i + 3] == UInt8(ascii: "-"), t[i + 6] == UInt8(ascii: "T"),
+            t[i + 9] == UInt8(ascii: ":"), t[i + 12] == UInt8(ascii: ":"), t[i + 15] == UInt8(ascii: "Z"),
+            let y = digits(t, yearStart, yearDigits), let mo = digits(t, i + 1, 2), let d = digits(t, i + 4, 2),
+            let h = digits(t, i + 7, 2), let mi = digits(t, i + 10, 2), let s = digits(t, i + 13, 2),
+            (1...12).contains(mo)
+        else { return nil }
+        let days = gregorianDays(negative ? -y : y, mo, 1) + d - 1
+        return Double(days) * 86400 + Double(h * 3600 + mi * 60 + s)
+    }
+
+    /// The latest magnitude of a unix time that ``formatXMLDate(_:)``
+    /// writes: about a billion years either way, so that every date it
+    /// writes ``parseXMLDate(_:)`` reads back.
+    static let xmlDateLimit = 3.0e16
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` of the whole second at or before `t`, as
+    /// CoreFoundation writes a date into XML (`%04d` for the year of the
+    /// proleptic Gregorian calendar with a year 0: `0000-12-30`, `-001`,
+    /// `12345`); `nil` for a date that is not finite or lies beyond
+    /// ``xmlDateLimit``.
+    package static func formatXMLDate(_ t: Double) -> String? {
+        guard t.isFinite, abs(t) < xmlDateLimit else { return nil }
+        let secs = Int(t.rounded(.down))
+        let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
+        let rem = secs - days * 86400
+        let (y, m, d) = gregorianCivil(days)
+        let year = y < 0 ? "-" + pad(-y, 3) : pad(y, 4)
+        return year + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
+            + pad(rem / 3600, 2) + ":" + pad(rem / 60 % 60, 2) + ":" + pad(rem % 60, 2) + "Z"
+    }
+
     /// The earliest and latest unix times whose whole second has a four-digit
     /// year: Julian 0001-01-01 (Foundation's `Date.distantPast`) and
     /// 10000-01-01.
