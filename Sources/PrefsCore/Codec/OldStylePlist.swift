@@ -164,14 +164,21 @@ package enum OldStylePlist {
 
     /// Parses old-style text (UTF-8, an optional BOM): one value, then only
     /// whitespace and comments; or, as a `.strings` file, `key = value;`
-    /// pairs without the outer braces (a dictionary). Strings stay strings
+    /// pairs without the outer braces (a dictionary; comments alone are an
+    /// empty one, nothing at all is refused). Strings stay strings
     /// (the format has no numbers). Errors name the problem and the line.
     package static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
         var p = Parser(bytes.bindMemory(to: UInt8.self))
         if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
         let begin = p.i
         try p.skipSpace()
-        guard p.i < p.bytes.count else { throw p.error("no value") }
+        // Only comments (what reaches here is not empty): a .strings file
+        // with no entries, as Xcode's InfoPlist.strings template is, which
+        // CoreFoundation reads as an empty dictionary.
+        guard p.i < p.bytes.count else {
+            if p.bytes[begin..<p.i].contains(UInt8(ascii: "/")) { return PropertyList.emptyDictionary }
+            throw p.error("no value")
+        }
         let v = try p.value(depth: 1)
         try p.skipSpace()
         if p.i == p.bytes.count { return v }
