@@ -95,14 +95,19 @@ static void test_app_values(void)
     CHECK(v == NULL);
     EXPECT_CODE(0, "PrefsCopyAppValue of an absent key");
 
-    /* A value XML cannot carry is refused, changing nothing. */
+    /* A value XML cannot carry is kept: the domain's file becomes binary. */
     set_app("bad",
             S("a\x01"
               "b"),
             APP);
-    EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetAppValue with U+0001");
+    EXPECT_CODE(0, "PrefsSetAppValue with U+0001");
+    CHECK(PrefsAppSynchronize(APP));
     v = PrefsCopyAppValue("bad", APP);
-    CHECK(v == NULL);
+    CHECK(v != NULL && PrefsGetType(v) == kPrefsTypeString && PrefsStringGetLength(v) == 3 &&
+          memcmp(PrefsStringGetCString(v),
+                 "a\x01"
+                 "b",
+                 3) == 0);
     PrefsRelease(v);
 }
 
@@ -253,16 +258,23 @@ static void test_multiple(void)
         PrefsRelease(got);
     }
 
-    /* Refused whole: one value XML cannot carry. */
+    /* Refused whole: one value no domain file can hold (under its key, one
+       level deeper than any format takes). */
     {
         const char *k[] = {"e", "bad"};
         PrefsPropertyListRef v[2];
         PrefsDictionaryRef d;
+        int level;
         v[0] = PrefsNumberCreateInt64(5);
-        v[1] = S("x\x01y");
+        v[1] = PrefsArrayCreate(NULL, 0);
+        for (level = 0; level < PREFS_MAX_NESTING - 1; level++) {
+            PrefsArrayRef outer = PrefsArrayCreate(&v[1], 1);
+            PrefsRelease(v[1]);
+            v[1] = outer;
+        }
         d = PrefsDictionaryCreate(k, v, 2);
         PrefsSetMultiple(d, remove, APP, kPrefsCurrentUser, kPrefsAnyHost);
-        EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetMultiple with U+0001");
+        EXPECT_CODE(kPrefsErrorTooDeep, "PrefsSetMultiple of a value nested too deep");
         got = PrefsCopyMultiple(NULL, APP, kPrefsCurrentUser, kPrefsAnyHost);
         CHECKF(got != NULL && PrefsDictionaryGetValue(got, "e") == NULL,
                "a part of a refused change was applied: %s", sandbox_describe(got));

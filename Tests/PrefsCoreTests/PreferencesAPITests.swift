@@ -234,9 +234,14 @@ struct PreferencesAPITests {
             #expect(prefs.integer(forKey: "Locked") == 1)
             _ = expectPrefsError(.forcedValue) { try prefs.trySet(2, forKey: "Locked") }
             _ = expectPrefsError(.forcedValue) { try prefs.tryRemoveObject(forKey: "Locked") }
-            prefs.set("bad\u{1}", forKey: "Text")
+            // Too long for any domain file: refused, nothing changes.
+            let tooLong = String(repeating: "x", count: PropertyList.maxTextLength + 1)
+            prefs.set(tooLong, forKey: "Text")
             #expect(prefs.object(forKey: "Text") == nil)
-            _ = expectPrefsError(.unrepresentable) { try prefs.trySet("bad\u{1}", forKey: "Text") }
+            _ = expectPrefsError(.unrepresentable) { try prefs.trySet(tooLong, forKey: "Text") }
+            // A control character is kept (the domain's file becomes binary).
+            try prefs.trySet("bad\u{1}", forKey: "Text")
+            #expect(prefs.object(forKey: "Text") == .string("bad\u{1}"))
             _ = expectPrefsError(.invalidApplicationID) { try prefs.tryAddSuite(named: "a/b") }
         }
     }
