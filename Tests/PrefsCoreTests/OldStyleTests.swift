@@ -97,7 +97,7 @@ struct OldStyleTests {
         Self.refused("( a ) b")  // text after the value
         Self.refused("")
         Self.refused("  \n ")
-        Self.refused("\"\\U12\"")  // short \U
+        Self.refused("\"\\U\"")  // \U without a hex digit
         Self.refused("(\na,\n\"open", line: 3)
         Self.refused("{\n\n\na = b\n}", line: 5)
     }

@@ -501,7 +501,9 @@ expect "binary/XML export refuses it" 1 "" "*" -- export com.example.escape -
 ok "binary/the refusal says why" grep -q "XML 1.0 cannot carry" "$WORK/err"
 # UIDs (keyed archives): their type and text, kept by writes.
 cp "$HERE/../PrefsCoreTests/Fixtures/binary/uids.plist" "$CFG/com.example.archive.plist"
-expect "uid/read-type" 0 "Type is uid" "" -- read-type com.example.archive '$top'
+quiet write com.example.archive one '<dict><key>CF$UID</key><integer>3</integer></dict>'
+expect "uid/read-type" 0 "Type is uid" "" -- read-type com.example.archive one
+expect "uid/read D K" 0 "<CFKeyedArchiverUID>{value = 3}" "" -- read com.example.archive one
 quiet write com.example.archive other -int 1
 p read com.example.archive
 ok "uid/read prints the UID as macOS does" grep -q '"<CFKeyedArchiverUID>{value = 1}"' "$WORK/out"
@@ -509,6 +511,15 @@ quiet convert -convert xml1 "$CFG/com.example.archive.plist"
 ok "uid/XML holds CF\$UID" grep -q '<key>CF\$UID</key>' "$CFG/com.example.archive.plist"
 p read com.example.archive
 ok "uid/read back from XML as UIDs" grep -q '"<CFKeyedArchiverUID>{value = 4294967295}"' "$WORK/out"
+
+# macOS's `defaults read -g AppleLanguages`: the user's languages, an array.
+p read -g AppleLanguages
+ok "defaults/read -g AppleLanguages prints an array" test "$rc" = 0 -a "$(head -c 1 "$WORK/out")" = "("
+# What prefs read prints of data reads back as data (as GNUstep reads it).
+quiet write com.example.datadesc d -data 00ff10
+p read com.example.datadesc d
+quiet write com.example.datadesc e "$(cat "$WORK/out")"
+expect "data/a printed data description reads back as data" 0 "Type is data" "" -- read-type com.example.datadesc e
 
 # -float stores a 32-bit float widened; reals are written as Apple writes them
 quiet write com.example.reals f -float 32.3

@@ -310,6 +310,7 @@ package enum OldStylePlist {
             guard i < bytes.count else { throw error("missing value") }
             switch bytes[i] {
             case UInt8(ascii: "{"):
+                if let bytes = dataDescription() { return PropertyList(.data(bytes)) }
                 i += 1
                 return try dictionaryContent(depth: depth, closed: true)
             case UInt8(ascii: "("):
@@ -335,6 +336,56 @@ package enum OldStylePlist {
             default:
                 return PropertyList(.string(try string()))
             }
+        }
+
+        /// CoreFoundation's description of data, `{length = 3, bytes =
+        /// 0x010203}` (as `prefs read` and `defaults read` print it), read
+        /// as data, as GNUstep reads it: the whole of it, every byte given
+        /// (`0x` and hex digits, spaces between groups allowed) and as many
+        /// as the length says. Anything else is left to the dictionary
+        /// grammar (which refuses the ','), and `i` is not moved.
+        mutating func dataDescription() -> [UInt8]? {
+            var j = i + 1
+            func spaces() { while j < bytes.count && ScalarText.isSpace(bytes[j]) { j += 1 } }
+            func word(_ w: StaticString) -> Bool {
+                let n = w.utf8CodeUnitCount
+                guard j + n <= bytes.count else { return false }
+                for k in 0..<n where bytes[j + k] != w.utf8Start[k] { return false }
+                j += n
+                return true
+            }
+            spaces()
+            guard word("length") else { return nil }
+            spaces()
+            guard word("=") else { return nil }
+            spaces()
+            var length = 0
+            let digitsStart = j
+            while j < bytes.count, bytes[j] >= UInt8(ascii: "0"), bytes[j] <= UInt8(ascii: "9"), j - digitsStart < 10 {
+                length = length * 10 + Int(bytes[j] - UInt8(ascii: "0"))
+                j += 1
+            }
+            guard j > digitsStart else { return nil }
+            spaces()
+            guard word(",") else { return nil }
+            spaces()
+            guard word("bytes") else { return nil }
+            spaces()
+            guard word("=") else { return nil }
+            spaces()
+            guard word("0x") else { return nil }
+            var out = [UInt8]()
+            var high: UInt8? = nil
+            while j < bytes.count && bytes[j] != UInt8(ascii: "}") {
+                let c = bytes[j]
+                j += 1
+                if ScalarText.isSpace(c) { continue }
+                guard let v = hexValue(c), out.count < length else { return nil }
+                if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+            }
+            guard j < bytes.count, high == nil, out.count == length else { return nil }
+            i = j + 1
+            return out
         }
 
         mutating func data() throws(PrefsError) -> [UInt8] {
@@ -403,12 +454,16 @@ package enum OldStylePlist {
                 case UInt8(ascii: "f"): utf8.append(0x0C)
                 case UInt8(ascii: "v"): utf8.append(0x0B)
                 case UInt8(ascii: "U"), UInt8(ascii: "u"):
+                    // One to four hex digits, as CoreFoundation reads them
+                    // (\U41 is A).
                     var v: UInt16 = 0
-                    for _ in 0..<4 {
-                        guard i < bytes.count, let d = hexValue(bytes[i]) else { throw error("\\U needs four hex digits") }
+                    var n = 0
+                    while n < 4, i < bytes.count, let d = hexValue(bytes[i]) {
                         v = v << 4 | UInt16(d)
                         i += 1
+                        n += 1
                     }
+                    guard n > 0 else { throw error("\\U needs one to four hex digits") }
                     unit = v
                 case UInt8(ascii: "0")...UInt8(ascii: "7"):
                     var v = UInt32(c - UInt8(ascii: "0"))

@@ -9,7 +9,7 @@ package enum ScalarText {
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     /// Trims XML whitespace from both ends.
-    static func trimmed(_ t: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    package static func trimmed(_ t: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var lo = 0, hi = t.count
         while lo < hi && isSpace(t[lo]) { lo += 1 }
         while hi > lo && isSpace(t[hi - 1]) { hi -= 1 }
@@ -27,9 +27,23 @@ package enum ScalarText {
 
     /// An integer in -2^63...2^64-1: optional sign, then decimal digits
     /// (leading zeros stay decimal) or `0x`/`0X` and hex digits. Surrounding
-    /// whitespace is allowed. `nil` for anything else or out of range.
+    /// whitespace is allowed, and whitespace between the sign and the
+    /// digits (` -\t0xFACE`), as Apple's parsers read it. `nil` for
+    /// anything else or out of range.
     package static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
-        signedInteger(trimmed(text), hexadecimal: true)
+        let t = trimmed(text)
+        guard let first = t.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") else {
+            return signedInteger(t, hexadecimal: true)
+        }
+        var i = 1
+        while i < t.count && isSpace(t[i]) { i += 1 }
+        guard let magnitude = signedInteger(UnsafeBufferPointer(rebasing: t[i...]), hexadecimal: true), i < t.count,
+            t[i] != UInt8(ascii: "-") && t[i] != UInt8(ascii: "+")
+        else { return nil }
+        if first == UInt8(ascii: "+") { return magnitude }
+        // -2^63 is the lowest: its magnitude is above Int64.max.
+        guard magnitude <= Int128(Int64.max) + 1 else { return nil }
+        return -magnitude
     }
 
     /// An integer in -2^63...2^64-1 spelled exactly as `t`: an optional
@@ -91,10 +105,13 @@ package enum ScalarText {
 
     /// A real: optional whitespace and sign, decimal digits with optional
     /// fraction and exponent, or `nan`, `inf`, `infinity` in any case.
-    /// Hexadecimal floats and anything else are refused. Trailing whitespace
-    /// is allowed. Overflow reads as infinity.
+    /// Hexadecimal floats and anything else are refused, and so is trailing
+    /// whitespace, as swift-foundation refuses it (`1.5  `). Overflow reads
+    /// as infinity.
     package static func parseReal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
-        let t = trimmed(text)
+        var lo = 0
+        while lo < text.count && isSpace(text[lo]) { lo += 1 }
+        let t = UnsafeBufferPointer(rebasing: text[lo...])
         let (negative, i) = sign(t)
         let rest = UnsafeBufferPointer(rebasing: t[i...])
         if let word = asciiLowercased(rest), word == "nan" || word == "inf" || word == "infinity" {
