@@ -258,23 +258,24 @@ static void test_multiple(void)
         PrefsRelease(got);
     }
 
-    /* Refused whole: one value no domain file can hold (under its key, one
-       level deeper than any format takes). */
+    /* Refused whole: one value no domain file can hold (a string longer
+       than any reader takes). */
     {
         const char *k[] = {"e", "bad"};
         PrefsPropertyListRef v[2];
         PrefsDictionaryRef d;
-        int level;
+        char *text = malloc(PREFS_MAX_TEXT_LENGTH + 1);
+        CHECK(text != NULL);
+        if (text == NULL)
+            return;
+        memset(text, 'x', PREFS_MAX_TEXT_LENGTH + 1);
         v[0] = PrefsNumberCreateInt64(5);
-        v[1] = PrefsArrayCreate(NULL, 0);
-        for (level = 0; level < PREFS_MAX_NESTING - 1; level++) {
-            PrefsArrayRef outer = PrefsArrayCreate(&v[1], 1);
-            PrefsRelease(v[1]);
-            v[1] = outer;
-        }
+        v[1] = PrefsStringCreateWithBytes(text, PREFS_MAX_TEXT_LENGTH + 1);
+        free(text);
         d = PrefsDictionaryCreate(k, v, 2);
+        CHECK(d != NULL);
         PrefsSetMultiple(d, remove, APP, kPrefsCurrentUser, kPrefsAnyHost);
-        EXPECT_CODE(kPrefsErrorTooDeep, "PrefsSetMultiple of a value nested too deep");
+        EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetMultiple of a string too long for any file");
         got = PrefsCopyMultiple(NULL, APP, kPrefsCurrentUser, kPrefsAnyHost);
         CHECKF(got != NULL && PrefsDictionaryGetValue(got, "e") == NULL,
                "a part of a refused change was applied: %s", sandbox_describe(got));

@@ -845,7 +845,7 @@ static void test_uids(void)
     CHECK(PrefsUIDGetValue(zero) == 0);
     CHECK(PrefsUIDGetValue(max) == UINT32_MAX);
     CHECK(PrefsUIDGetValue(seven) == 7);
-    CHECK_LAST_ERROR(0, "PrefsUIDGetValue");
+    CHECK_NO_LAST_ERROR("PrefsUIDGetValue");
     CHECK(PrefsEqual(seven, seven2) && !PrefsEqual(seven, zero));
     /* A UID is not the integer it holds. */
     CHECK(!PrefsEqual(seven, n7));
