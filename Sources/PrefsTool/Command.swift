@@ -92,8 +92,16 @@ enum Command {
     }
 
     private static func value(_ key: String, of target: Target) throws(Failure) -> PropertyList {
-        guard let v = try target.values(keys: [key])[PropertyList.Key(key)] else { throw absent(key, in: target) }
-        return v
+        if let v = try target.values(keys: [key])[PropertyList.Key(key)] { return v }
+        // A Mac's global domain always holds the user's languages and
+        // locale (`defaults read -g AppleLanguages`); here they come from
+        // the environment when the global domain stores none.
+        if !target.isFile, target.id.application == globalDomainName, key == "AppleLanguages" || key == "AppleLocale",
+            let v = try? target.store.value(forKey: key, application: globalDomainName)
+        {
+            return v
+        }
+        throw absent(key, in: target)
     }
 
     private static func absent(_ key: String, in target: Target) -> Failure {

@@ -513,8 +513,9 @@ p read com.example.archive
 ok "uid/read back from XML as UIDs" grep -q '"<CFKeyedArchiverUID>{value = 4294967295}"' "$WORK/out"
 
 # macOS's `defaults read -g AppleLanguages`: the user's languages, an array.
-p read -g AppleLanguages
-ok "defaults/read -g AppleLanguages prints an array" test "$rc" = 0 -a "$(head -c 1 "$WORK/out")" = "("
+expect "defaults/read -g AppleLanguages answers" 0 "*" "" -- read -g AppleLanguages
+ok "defaults/read -g AppleLanguages prints an array" grep -qx "(" "$WORK/out"
+expect "defaults/read-type -g AppleLanguages" 0 "Type is array" "" -- read-type -g AppleLanguages
 # What prefs read prints of data reads back as data (as GNUstep reads it).
 quiet write com.example.datadesc d -data 00ff10
 p read com.example.datadesc d
