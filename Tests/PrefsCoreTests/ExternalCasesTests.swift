@@ -16,8 +16,9 @@ struct ExternalCasesTests {
     // MARK: swift-foundation PropertyListEncoderTests
 
     @Test func integersWithWhitespace() {
-        #expect(xml("<array><integer> +\t42</integer><integer>\t-   99</integer><integer> -\t0xFACE</integer></array>")
-            == [42, -99, PropertyList.integer(-0xFACE)])
+        #expect(
+            xml("<array><integer> +\t42</integer><integer>\t-   99</integer><integer> -\t0xFACE</integer></array>")
+                == [42, -99, PropertyList.integer(-0xFACE)])
     }
 
     @Test func reals() {
