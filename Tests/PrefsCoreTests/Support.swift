@@ -292,9 +292,10 @@ func directoryEntries(_ path: String) -> [String]? {
     defer { closedir(dir) }
     var names = [String]()
     while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-        }
+        // d_name in place: a dirent is only as long as its name, so copying
+        // the 256-byte field reads past the last record of the buffer.
+        let at = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+        let name = String(cString: at.assumingMemoryBound(to: CChar.self))
         if name != "." && name != ".." { names.append(name) }
     }
     return names.sorted()

@@ -344,9 +344,12 @@ package enum FileSystem {
         defer { closedir(d) }
         var names = [String]()
         while let entry = readdir(d) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            // d_name in place: a dirent is only as long as its name, so
+            // copying the 256-byte field reads past the last record of
+            // readdir's buffer (AddressSanitizer caught it on a directory
+            // of 423 files).
+            let at = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+            let name = String(cString: at.assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
