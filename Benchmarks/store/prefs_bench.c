@@ -8,6 +8,8 @@
  *   prefs_bench bulk N                           N sets of new keys, then PrefsAppSynchronize
  *   prefs_bench growth                           per-set cost at 1k, 5k, 10k, 20k pending keys
  *   prefs_bench sync1 RUNS                       PrefsAppSynchronize of one changed key
+ *   prefs_bench first1                           a new process's first PrefsAppSynchronize
+ *                                                after one change (wall and CPU, ms)
  *   prefs_bench loop N                           N reads, no timing (for strace)
  *
  * The domain is com.example.bench in $XDG_CONFIG_HOME, prepared by run.sh.
@@ -180,6 +182,27 @@ static void sync1(int runs)
     bench_report("sync1", contender, "ms", 1, samples, runs);
 }
 
+/* The first synchronize of a process after one change: the domain is
+   loaded (by a read), one key set, then the synchronize timed, which reads
+   the file again under the lock, finds its own bytes, and writes the whole
+   domain in the file's format (Benchmarks/store/format.sh). */
+static void first1(void)
+{
+    bool valid = false;
+    PrefsGetAppIntegerValue("FontSize", APP, &valid);
+    if (!valid)
+        bench_die("FontSize is not in the domain");
+    PrefsNumberRef n = PrefsNumberCreateInt64(99);
+    PrefsSetAppValue("FontSize", n, APP);
+    PrefsRelease(n);
+    double t0 = bench_now_ns(), c0 = bench_cpu_ns();
+    if (!PrefsAppSynchronize(APP))
+        bench_die("PrefsAppSynchronize failed");
+    double wall = (bench_now_ns() - t0) / 1e6, cpu = (bench_cpu_ns() - c0) / 1e6;
+    bench_report("first1", contender, "ms", 1, &wall, 1);
+    bench_report("first1-cpu", contender, "ms", 1, &cpu, 1);
+}
+
 static void loop(long n)
 {
     long found = 0;
@@ -218,6 +241,8 @@ int main(int argc, char **argv)
         growth();
     } else if (strcmp(mode, "sync1") == 0) {
         sync1(runs);
+    } else if (strcmp(mode, "first1") == 0) {
+        first1();
     } else if (strcmp(mode, "loop") == 0) {
         loop(bench_arg(argc, argv, 2, 1));
     } else {

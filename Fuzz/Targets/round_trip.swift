@@ -1,12 +1,18 @@
 @testable import PrefsCore
 
-/// Parse, write, parse: whatever parses (XML or old-style text) and can be
-/// written reads back as an equal value, and writing refuses only what XML
-/// cannot carry.
+/// Parse, write, parse: whatever parses (XML, binary or old-style text)
+/// reads back from binary as an equal value; what can be written as XML
+/// reads back equal too, and writing refuses only what XML cannot carry.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     guard let v = try? PropertyList.parse(bytes) else { return 0 }
+    // Binary carries every value (UIDs, control characters, any date),
+    // bit for bit.
+    if v.depth < PropertyList.maxNesting {
+        guard let binary = try? v.binaryData() else { failure("binary writing refused a value") }
+        guard let back = try? PropertyList.parse(binary), back == v else { failure("written binary reads back as another value") }
+    }
     let xml: [UInt8]
     do throws(PrefsError) {
         xml = try v.xmlData()

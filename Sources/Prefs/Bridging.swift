@@ -170,6 +170,8 @@ enum EntryPoint: Int32, CaseIterable {
     case PrefsBooleanGetValue
     case PrefsDateCreate
     case PrefsDateGetUnixTime
+    case PrefsUIDCreate
+    case PrefsUIDGetValue
     case PrefsDataCreate
     case PrefsDataGetBytePtr
     case PrefsDataGetLength

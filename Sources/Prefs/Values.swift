@@ -40,6 +40,7 @@ public func PrefsGetType(_ object: UnsafeRawPointer) -> PrefsType {
     case .boolean: return kPrefsTypeBoolean
     case .date: return kPrefsTypeDate
     case .data: return kPrefsTypeData
+    case .uid: return kPrefsTypeUID
     case .array: return kPrefsTypeArray
     case .dictionary: return kPrefsTypeDictionary
     }
@@ -225,6 +226,25 @@ public func PrefsDateGetUnixTime(_ date: OpaquePointer) -> Double {
     guard let t = plist(date)?.dateValue else { refuse("PrefsDateGetUnixTime: not a date"); return 0 }
     succeeded()
     return t
+}
+
+// MARK: UIDs
+
+@c @implementation
+public func PrefsUIDCreate(_ value: UInt32) -> OpaquePointer {
+    let gate = FirstUseGate(.PrefsUIDCreate)
+    defer { gate.leave() }
+    succeeded()
+    return retained(.uid(value))
+}
+
+@c @implementation
+public func PrefsUIDGetValue(_ uid: OpaquePointer) -> UInt32 {
+    let gate = FirstUseGate(.PrefsUIDGetValue)
+    defer { gate.leave() }
+    guard let u = plist(uid)?.uidValue else { refuse("PrefsUIDGetValue: not a UID"); return 0 }
+    succeeded()
+    return u
 }
 
 // MARK: Data

@@ -86,7 +86,8 @@ extension Preferences {
         dictionaryRepresentation()
     }
 
-    /// `plist` as the Foundation object `UserDefaults` would return.
+    /// `plist` as the Foundation object `UserDefaults` would return (a UID,
+    /// for which Foundation has no public class, as `["CF$UID": n]`).
     public static func foundationObject(_ plist: PropertyList) -> Any {
         AnyValues.object(plist)
     }

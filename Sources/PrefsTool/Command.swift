@@ -165,14 +165,22 @@ enum Command {
         let v = try value(args.last!, of: target)
         let names: [PropertyList.Kind: String] = [
             .string: "string", .data: "data", .integer: "integer", .real: "float", .boolean: "boolean",
-            .date: "date", .array: "array", .dictionary: "dictionary",
+            .date: "date", .array: "array", .dictionary: "dictionary", .uid: "uid",
         ]
         Output.standard.line("Type is \(names[v.kind]!)")
     }
 
     private static func value(_ key: String, of target: Target) throws(Failure) -> PropertyList {
-        guard let v = try target.values(keys: [key])[PropertyList.Key(key)] else { throw absent(key, in: target) }
-        return v
+        if let v = try target.values(keys: [key])[PropertyList.Key(key)] { return v }
+        // A Mac's global domain always holds the user's languages and
+        // locale (`defaults read -g AppleLanguages`); here they come from
+        // the environment when the global domain stores none.
+        if !target.isFile, target.id.application == globalDomainName, key == "AppleLanguages" || key == "AppleLocale",
+            let v = try? target.store.value(forKey: key, application: globalDomainName)
+        {
+            return v
+        }
+        throw absent(key, in: target)
     }
 
     private static func absent(_ key: String, in target: Target) -> Failure {
@@ -279,6 +287,7 @@ enum Command {
         case .boolean: "a boolean"
         case .date: "a date"
         case .data: "data"
+        case .uid: "a UID"
         case .array: "an array"
         case .dictionary: "a dictionary"
         }

@@ -272,6 +272,7 @@ enum CHeader {
         case .boolean: "kPrefsTypeBoolean"
         case .date: "kPrefsTypeDate"
         case .data: "kPrefsTypeData"
+        case .uid: "kPrefsTypeUID"
         case .array: "kPrefsTypeArray"
         case .dictionary: "kPrefsTypeDictionary"
         }
@@ -386,6 +387,7 @@ enum SwiftKeys {
         case .boolean(let b): return "PropertyList.boolean(\(b))"
         case .date(let d): return "PropertyList.date(\(double(d)))"
         case .data(let d): return "PropertyList.data([\(d.map { String($0) }.joined(separator: ", "))] as [UInt8])"
+        case .uid(let u): return "PropertyList.uid(\(u))"
         case .array(let a): return "PropertyList.array([\(a.map(expression).joined(separator: ", "))] as [PropertyList])"
         case .dictionary(let d):
             let items = d.sorted { $0.key < $1.key }.map { "\(swiftString($0.key.string)): \(expression($0.value))" }

@@ -108,7 +108,9 @@ enum ValueGrammar {
             }
             return .integer(v)
         case "-float":
-            guard let v = withBytes(text, ScalarText.parseReal) else { throw bad("not a number") }
+            // Surrounding whitespace is allowed here, as ever (the XML
+            // reader refuses it after a real, as Apple's does).
+            guard let v = withBytes(text, { ScalarText.parseReal(ScalarText.trimmed($0)) }) else { throw bad("not a number") }
             // A 32-bit float widened, as defaults stores it: 32.3 becomes
             // 32.299999237060547. A number past a float's range (1e39, and
             // 1e999, past a double's) is refused rather than stored as an

@@ -95,14 +95,19 @@ static void test_app_values(void)
     CHECK(v == NULL);
     EXPECT_CODE(0, "PrefsCopyAppValue of an absent key");
 
-    /* A value XML cannot carry is refused, changing nothing. */
+    /* A value XML cannot carry is kept: the domain's file becomes binary. */
     set_app("bad",
             S("a\x01"
               "b"),
             APP);
-    EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetAppValue with U+0001");
+    EXPECT_CODE(0, "PrefsSetAppValue with U+0001");
+    CHECK(PrefsAppSynchronize(APP));
     v = PrefsCopyAppValue("bad", APP);
-    CHECK(v == NULL);
+    CHECK(v != NULL && PrefsGetType(v) == kPrefsTypeString && PrefsStringGetLength(v) == 3 &&
+          memcmp(PrefsStringGetCString(v),
+                 "a\x01"
+                 "b",
+                 3) == 0);
     PrefsRelease(v);
 }
 
@@ -253,16 +258,24 @@ static void test_multiple(void)
         PrefsRelease(got);
     }
 
-    /* Refused whole: one value XML cannot carry. */
+    /* Refused whole: one value no domain file can hold (a string longer
+       than any reader takes). */
     {
         const char *k[] = {"e", "bad"};
         PrefsPropertyListRef v[2];
         PrefsDictionaryRef d;
+        char *text = malloc(PREFS_MAX_TEXT_LENGTH + 1);
+        CHECK(text != NULL);
+        if (text == NULL)
+            return;
+        memset(text, 'x', PREFS_MAX_TEXT_LENGTH + 1);
         v[0] = PrefsNumberCreateInt64(5);
-        v[1] = S("x\x01y");
+        v[1] = PrefsStringCreateWithBytes(text, PREFS_MAX_TEXT_LENGTH + 1);
+        free(text);
         d = PrefsDictionaryCreate(k, v, 2);
+        CHECK(d != NULL);
         PrefsSetMultiple(d, remove, APP, kPrefsCurrentUser, kPrefsAnyHost);
-        EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetMultiple with U+0001");
+        EXPECT_CODE(kPrefsErrorUnrepresentable, "PrefsSetMultiple of a string too long for any file");
         got = PrefsCopyMultiple(NULL, APP, kPrefsCurrentUser, kPrefsAnyHost);
         CHECKF(got != NULL && PrefsDictionaryGetValue(got, "e") == NULL,
                "a part of a refused change was applied: %s", sandbox_describe(got));

@@ -161,7 +161,7 @@ static PrefsPropertyListRef build_document_value(void)
     dates[0] = date(1.9);            /* truncated to 00:00:01 */
     dates[1] = date(-0.5);           /* truncated toward the earlier second */
     dates[2] = date(253402300799.0); /* the last second of 9999 */
-    dates[3] = date(-62135769600.0); /* the first second of 0001 (Julian) */
+    dates[3] = date(-62135769600.0); /* distantPast: 0000-12-30, proleptic */
     dates[4] = date(951782400.0);    /* 2000-02-29 */
 
     /* Given in an order unlike the sorted one. */
@@ -224,7 +224,7 @@ static const char expected_document[] =
              "\t\t<date>1970-01-01T00:00:01Z</date>\n"
              "\t\t<date>1969-12-31T23:59:59Z</date>\n"
              "\t\t<date>9999-12-31T23:59:59Z</date>\n"
-             "\t\t<date>0001-01-01T00:00:00Z</date>\n"
+             "\t\t<date>0000-12-30T00:00:00Z</date>\n"
              "\t\t<date>2000-02-29T00:00:00Z</date>\n"
              "\t</array>\n"
              "\t<key>empty array</key>\n"

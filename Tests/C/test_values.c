@@ -1,7 +1,7 @@
 /*
  * test_values.c — every value function of <prefs/Prefs.h>: creating,
  * reading, typing, comparing and describing strings, numbers, booleans,
- * dates, data, arrays and dictionaries.
+ * dates, data, UIDs, arrays and dictionaries.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -828,6 +828,62 @@ static void test_descriptions(void)
 
 /* ------------------------------------------------------------------ */
 
+/* UIDs (1.3): the object references of keyed archives. */
+static void test_uids(void)
+{
+    PrefsUIDRef zero = PrefsUIDCreate(0);
+    PrefsUIDRef max = PrefsUIDCreate(UINT32_MAX);
+    PrefsUIDRef seven = PrefsUIDCreate(7), seven2 = PrefsUIDCreate(7);
+    PrefsNumberRef n7 = PrefsNumberCreateInt64(7);
+    PrefsErrorRef err = NULL;
+    PrefsDataRef xml, bin;
+    PrefsPropertyListRef back;
+    char *text;
+
+    CHECK(zero != NULL && max != NULL && seven != NULL);
+    CHECK(PrefsGetType(seven) == kPrefsTypeUID && kPrefsTypeUID == 10);
+    CHECK(PrefsUIDGetValue(zero) == 0);
+    CHECK(PrefsUIDGetValue(max) == UINT32_MAX);
+    CHECK(PrefsUIDGetValue(seven) == 7);
+    CHECK_NO_LAST_ERROR("PrefsUIDGetValue");
+    CHECK(PrefsEqual(seven, seven2) && !PrefsEqual(seven, zero));
+    /* A UID is not the integer it holds. */
+    CHECK(!PrefsEqual(seven, n7));
+    CHECK(PrefsUIDGetValue((PrefsUIDRef)n7) == 0);
+    CHECK_LAST_ERROR(kPrefsErrorInvalidArgument, "PrefsUIDGetValue of a number");
+
+    text = PrefsCopyDescription(seven);
+    CHECK(text != NULL && strcmp(text, "\"<CFKeyedArchiverUID>{value = 7}\"") == 0);
+    PrefsFree(text);
+
+    /* XML writes it as CoreFoundation does, a one-key CF$UID dictionary,
+       and reads that back as a UID; binary keeps it as a UID object. */
+    xml = PrefsPropertyListCreateXMLData(max, &err);
+    CHECK(xml != NULL && err == NULL);
+    CHECK(xml != NULL &&
+          strstr((const char *)PrefsDataGetBytePtr(xml),
+                 "<dict>\n\t<key>CF$UID</key>\n\t<integer>4294967295</integer>\n</dict>") != NULL);
+    back =
+        xml ? PrefsPropertyListCreateWithData(PrefsDataGetBytePtr(xml), PrefsDataGetLength(xml), NULL) : NULL;
+    CHECK(back != NULL && PrefsGetType(back) == kPrefsTypeUID && PrefsEqual(back, max));
+    PrefsRelease(back);
+    bin = PrefsPropertyListCreateData(seven, kPrefsPropertyListBinaryFormat_v1_0, NULL);
+    CHECK(bin != NULL && PrefsDataGetLength(bin) > 9 && PrefsDataGetBytePtr(bin)[8] == 0x80 &&
+          PrefsDataGetBytePtr(bin)[9] == 7);
+    back =
+        bin ? PrefsPropertyListCreateWithData(PrefsDataGetBytePtr(bin), PrefsDataGetLength(bin), NULL) : NULL;
+    CHECK(back != NULL && PrefsEqual(back, seven));
+    PrefsRelease(back);
+
+    PrefsRelease(bin);
+    PrefsRelease(xml);
+    PrefsRelease(n7);
+    PrefsRelease(seven2);
+    PrefsRelease(seven);
+    PrefsRelease(max);
+    PrefsRelease(zero);
+}
+
 static void test_types(void)
 {
     PrefsStringRef s = PrefsStringCreate("s");
@@ -878,5 +934,6 @@ int main(void)
     test_equality();
     test_descriptions();
     test_types();
+    test_uids();
     return CHECK_FINISH();
 }

@@ -41,6 +41,7 @@ private func expected(_ json: JSON) -> PropertyList? {
     switch (type, v) {
     case ("bool", .bool(let b)): return .boolean(b)
     case ("int", .string(let s)): return Int128(s).map { PropertyList(.integer($0)) }
+    case ("uid", .string(let s)): return UInt32(s).map { .uid($0) }
     case ("real", .string(let s)): return Double(s).map { .real($0) }
     case ("string", .string(let s)): return .string(s)
     case ("data", .string(let hex)):
@@ -147,8 +148,8 @@ struct BinaryPlistTests {
     }
 
     /// plistlib lays objects out as CoreFoundation does; with sorted keys the
-    /// writer gives the same bytes (UIDs excepted: they read as dictionaries).
-    @Test(arguments: fixtureNames.filter { $0 != "uids" })
+    /// writer gives the same bytes, UIDs included.
+    @Test(arguments: fixtureNames)
     func writerMatchesPlistlibByteForByte(_ name: String) throws {
         let file = fixtureBytes(fixtures + name + ".plist")
         let value = try #require(expectParses(file))
@@ -247,10 +248,15 @@ struct BinaryPlistTests {
         expectBinaryRefused(cycle.bytes, .malformed, "contains itself")
     }
 
-    @Test func uidsReadAsCFUIDDictionaries() throws {
+    @Test func uidsReadAsUIDs() throws {
         let v = try #require(expectParses(fixtureBytes(fixtures + "uids.plist")))
-        #expect(v["$top"]?["root"]?["CF$UID"]?.integerValue == 1)
-        #expect(v["$objects"]?[3]?["CF$UID"]?.integerValue == Int128(UInt32.max))
+        #expect(v["$top"]?["root"]?.uidValue == 1)
+        #expect(v["$objects"]?[3]?.uidValue == UInt32.max)
+        // Written back as UIDs, in the fewest bytes, as CoreFoundation does.
+        #expect(try PropertyList.parse(try v.binaryData()) == v)
+        #expect(try PropertyList.uid(5).binaryData()[8...9] == [0x80, 0x05])
+        #expect(try PropertyList.uid(256).binaryData()[8...10] == [0x81, 0x01, 0x00])
+        #expect(try PropertyList.uid(UInt32.max).binaryData()[8...12] == [0x83, 0xFF, 0xFF, 0xFF, 0xFF])
     }
 
     // MARK: Round trips through the writer
@@ -459,7 +465,7 @@ struct BinaryPlistTests {
     }
 
     @Test func uids() {
-        #expect(expectParses(BinaryBuilder([[0x80, 0x05]]).bytes)?["CF$UID"]?.integerValue == 5)
+        #expect(expectParses(BinaryBuilder([[0x80, 0x05]]).bytes)?.uidValue == 5)
         expectBinaryRefused(BinaryBuilder([[0x87] + be(UInt64(1) << 32, 8)]).bytes, .malformed, "over 2^32-1")
         expectBinaryRefused(BinaryBuilder([[0x88] + Array(repeating: 0, count: 9)]).bytes, .malformed, "UID of 9 bytes")
     }
@@ -477,8 +483,8 @@ struct BinaryPlistTests {
     // MARK: Binary domain files
 
     /// A binary domain file (as a Mac writes it) is read in place, never
-    /// moved aside; the next write stores the domain as XML.
-    @Test func binaryDomainFileIsReadInPlaceAndRewrittenAsXML() throws {
+    /// moved aside; the next write keeps it binary, as cfprefsd does.
+    @Test func binaryDomainFileIsReadInPlaceAndRewrittenBinary() throws {
         try inSandbox { box in
             let app = "com.example.binary"
             let path = box.expectedPath(app)
@@ -494,8 +500,8 @@ struct BinaryPlistTests {
             prefs.set("new", forKey: "fresh")
             #expect(try store.synchronize(application: app) == nil)
             #expect(box.allFiles() == ["config/\(app).plist"])
-            let xml = readBytes(path) ?? []
-            #expect(xml.starts(with: Array("<?xml".utf8)))
+            let written = readBytes(path) ?? []
+            #expect(written.starts(with: Array("bplist00".utf8)))
             #expect(readPlist(path) == plistDict(["name": "Ada", "count": 3, "list": [1, "two"], "fresh": "new"]))
         }
     }

@@ -68,6 +68,19 @@ struct OldStyleTests {
         #expect(Self.parse("( \"// not a comment\", \"/* nor this */\" )") == ["// not a comment", "/* nor this */"])
     }
 
+    /// Xcode's InfoPlist.strings template holds only a comment: a .strings
+    /// file with no entries, an empty dictionary (as CoreFoundation reads
+    /// it), in UTF-8 and in UTF-16.
+    @Test func commentOnlyStringsFilesAreEmptyDictionaries() throws {
+        let text = "/* Localized versions of Info.plist keys */\n\n"
+        #expect(Self.parse(text) == PropertyList.emptyDictionary)
+        #expect(Self.parse("// one\n/* two */ // three") == PropertyList.emptyDictionary)
+        var utf16: [UInt8] = [0xFF, 0xFE]
+        for unit in text.utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        #expect(try PropertyList.parse(utf16) == PropertyList.emptyDictionary)
+        #expect(try PropertyList.parse(Array(text.utf8)) == PropertyList.emptyDictionary)
+    }
+
     @Test func refusals() {
         Self.refused("<010>")  // odd number of hex digits
         Self.refused("<0g>")
@@ -83,8 +96,8 @@ struct OldStyleTests {
         Self.refused("/* never closed")
         Self.refused("( a ) b")  // text after the value
         Self.refused("")
-        Self.refused("   // only a comment")
-        Self.refused("\"\\U12\"")  // short \U
+        Self.refused("  \n ")
+        Self.refused("\"\\U\"")  // \U without a hex digit
         Self.refused("(\na,\n\"open", line: 3)
         Self.refused("{\n\n\na = b\n}", line: 5)
     }

@@ -171,6 +171,7 @@ struct PreferencesAPITests {
         case .data(let bytes): return Data(bytes)
         case .array(let a): return a.map(foundationObject)
         case .dictionary(let d): return Dictionary(uniqueKeysWithValues: d.map { ($0.key.string, foundationObject($0.value)) })
+        case .uid(let u): return ["CF$UID": Int(u)]
         case .date(let t): return Date(timeIntervalSince1970: t)
         }
     }
@@ -233,9 +234,14 @@ struct PreferencesAPITests {
             #expect(prefs.integer(forKey: "Locked") == 1)
             _ = expectPrefsError(.forcedValue) { try prefs.trySet(2, forKey: "Locked") }
             _ = expectPrefsError(.forcedValue) { try prefs.tryRemoveObject(forKey: "Locked") }
-            prefs.set("bad\u{1}", forKey: "Text")
+            // Too long for any domain file: refused, nothing changes.
+            let tooLong = String(repeating: "x", count: PropertyList.maxTextLength + 1)
+            prefs.set(tooLong, forKey: "Text")
             #expect(prefs.object(forKey: "Text") == nil)
-            _ = expectPrefsError(.unrepresentable) { try prefs.trySet("bad\u{1}", forKey: "Text") }
+            _ = expectPrefsError(.unrepresentable) { try prefs.trySet(tooLong, forKey: "Text") }
+            // A control character is kept (the domain's file becomes binary).
+            try prefs.trySet("bad\u{1}", forKey: "Text")
+            #expect(prefs.object(forKey: "Text") == .string("bad\u{1}"))
             _ = expectPrefsError(.invalidApplicationID) { try prefs.tryAddSuite(named: "a/b") }
         }
     }

@@ -39,7 +39,7 @@ struct RoundTripTests {
         [], PropertyList.emptyDictionary,
         [[], [[]], [PropertyList.emptyDictionary]],
         ["": "empty key", " ": "space key", "e\u{301}": 1, "\u{E9}": 2, "a&b<c>": "escaped key", "cr\rkey": 3],
-        ["CF$UID": 7],
+        PropertyList.uid(7), PropertyList.uid(0), PropertyList.uid(UInt32.max), ["$top": ["root": PropertyList.uid(1)]],
         ["mixed": [1, 1.0, "1", true, PropertyList.data([1]), PropertyList.date(1)], "nested": ["deeper": ["deepest": [PropertyList.data([9])]]]],
     ]
 

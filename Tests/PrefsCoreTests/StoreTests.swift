@@ -602,9 +602,12 @@ struct StoreTests {
             try store.synchronize(application: app)
             let before = readBytes(box.expectedPath(app))
 
-            // One value XML cannot carry refuses the whole change.
-            let refusal = expectPrefsError(.unrepresentable) {
-                try store.set([("a", 1), ("bad", "x\u{1}y"), ("c", 3), ("keep", nil)], in: own())
+            // One value no domain file can hold (under its key, nested
+            // deeper than any format takes) refuses the whole change.
+            var deep = PropertyList.array([])
+            for _ in 1..<PropertyList.maxNesting { deep = .array([deep]) }
+            let refusal = expectPrefsError(.tooDeep) {
+                try store.set([("a", 1), ("bad", deep), ("c", 3), ("keep", nil)], in: own())
             }
             #expect(refusal?.message.contains("bad") == true, "\(refusal?.message ?? "")")
             // One forced key refuses the whole change too.

@@ -131,6 +131,8 @@ func strictDifference(_ a: PropertyList, _ b: PropertyList, path: String = "") -
         return sameDouble(x, y) ? nil : "\(here): date \(x) != \(y)"
     case (.data(let x), .data(let y)):
         return x == y ? nil : "\(here): data of \(x.count) bytes != data of \(y.count) bytes"
+    case (.uid(let x), .uid(let y)):
+        return x == y ? nil : "\(here): UID \(x) != \(y)"
     case (.array(let x), .array(let y)):
         guard x.count == y.count else { return "\(here): array of \(x.count) != array of \(y.count)" }
         for i in x.indices {
@@ -290,9 +292,10 @@ func directoryEntries(_ path: String) -> [String]? {
     defer { closedir(dir) }
     var names = [String]()
     while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-        }
+        // d_name in place: a dirent is only as long as its name, so copying
+        // the 256-byte field reads past the last record of the buffer.
+        let at = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+        let name = String(cString: at.assumingMemoryBound(to: CChar.self))
         if name != "." && name != ".." { names.append(name) }
     }
     return names.sorted()

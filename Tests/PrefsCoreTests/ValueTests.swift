@@ -50,7 +50,11 @@ struct ValueTests {
         #expect(dict.dictionaryValue?[PropertyList.Key("k")]?.stringValue == "v")
         #expect(PropertyList.emptyDictionary.dictionaryValue?.isEmpty == true)
 
-        #expect(PropertyList.Kind.allCases.count == 8)
+        #expect(PropertyList.Kind.allCases.count == 9)
+        #expect(PropertyList.uid(5).uidValue == 5)
+        #expect(PropertyList.uid(5).kind == .uid)
+        #expect(PropertyList.uid(5) != .integer(5))
+        #expect(PropertyList.integer(5).uidValue == nil)
     }
 
     @Test func integerRangeConstants() {

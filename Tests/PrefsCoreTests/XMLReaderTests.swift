@@ -95,23 +95,33 @@ struct XMLReaderTests {
         #expect(expectBody("<date>2000-02-29T00:00:00Z</date>")?.dateValue == unixTime(2000, 2, 29))
         #expect(expectBody("<date>1869-03-01T23:59:59Z</date>")?.dateValue == unixTime(1869, 3, 1, 23, 59, 59))
         #expect(expectBody("<date>2199-12-31T23:59:59Z</date>")?.dateValue == unixTime(2199, 12, 31, 23, 59, 59))
-        #expect(expectBody("<date>0001-01-01T00:00:00Z</date>")?.dateValue == -62_135_769_600)
+        #expect(expectBody("<date>0001-01-01T00:00:00Z</date>")?.dateValue == -62_135_596_800)
+        #expect(expectBody("<date>0000-12-30T00:00:00Z</date>")?.dateValue == -62_135_769_600)
+        #expect(expectBody("<date>-001-01-01T00:00:00Z</date>")?.dateValue == gregorianUnixTime(-1, 1, 1))
+        #expect(expectBody("<date>12345-06-07T08:09:10Z</date>")?.dateValue == gregorianUnixTime(12345, 6, 7, 8, 9, 10))
         #expect(expectBody("<date>9999-12-31T23:59:59Z</date>")?.dateValue == 253_402_300_799)
         #expect(expectBody("<date>1969-12-31T23:59:59Z</date>")?.dateValue == -1)
         #expect(expectBody("<date>2024-02-01T20:43:14Z</date>")?.kind == .date)
     }
 
+    /// Days, hours, minutes and seconds past their end are counted on, as
+    /// CoreFoundation counts them (the month must be 01-12).
+    @Test func lenientDateFields() {
+        #expect(expectBody("<date>2023-02-29T00:00:00Z</date>")?.dateValue == unixTime(2023, 3, 1))
+        #expect(expectBody("<date>2023-02-30T00:00:00Z</date>")?.dateValue == unixTime(2023, 3, 2))
+        #expect(expectBody("<date>2024-01-32T00:00:00Z</date>")?.dateValue == unixTime(2024, 2, 1))
+        #expect(expectBody("<date>2024-01-00T00:00:00Z</date>")?.dateValue == unixTime(2023, 12, 31))
+        #expect(expectBody("<date>2024-01-01T24:00:00Z</date>")?.dateValue == unixTime(2024, 1, 2))
+        #expect(expectBody("<date>2024-01-01T00:60:00Z</date>")?.dateValue == unixTime(2024, 1, 1, 1))
+        #expect(expectBody("<date>2016-12-31T23:59:60Z</date>")?.dateValue == unixTime(2017, 1, 1))
+    }
+
     @Test func dateRefusals() {
-        expectBodyRefused("<date>2023-02-29T00:00:00Z</date>")
-        expectBodyRefused("<date>1900-02-29T00:00:00Z</date>")
-        expectBodyRefused("<date>2024-01-32T00:00:00Z</date>")
-        expectBodyRefused("<date>2024-04-31T00:00:00Z</date>")
         expectBodyRefused("<date>2024-13-01T00:00:00Z</date>")
         expectBodyRefused("<date>2024-00-01T00:00:00Z</date>")
-        expectBodyRefused("<date>2024-01-00T00:00:00Z</date>")
-        expectBodyRefused("<date>2024-01-01T24:00:00Z</date>")
-        expectBodyRefused("<date>2024-01-01T00:60:00Z</date>")
-        expectBodyRefused("<date>2016-12-31T23:59:60Z</date>")  // leap second
+        expectBodyRefused("<date>1234567890-01-01T00:00:00Z</date>")  // ten digits
+        expectBodyRefused("<date>--001-01-01T00:00:00Z</date>")
+        expectBodyRefused("<date>-2024-1-01T00:00:00Z</date>")
         expectBodyRefused("<date>2024-02-01T20:43:14+01:00</date>")
         expectBodyRefused("<date>2024-02-01T20:43:14-0000</date>")
         expectBodyRefused("<date>2024-02-01T20:43:14.5Z</date>")
@@ -122,9 +132,6 @@ struct XMLReaderTests {
         expectBodyRefused("<date>2024-02-01T20:43:14Zjunk</date>")
         expectBodyRefused("<date> 2024-02-01T20:43:14Z</date>")
         expectBodyRefused("<date>2024-02-01 20:43:14Z</date>")
-        expectBodyRefused("<date>0000-01-01T00:00:00Z</date>")
-        expectBodyRefused("<date>-001-01-01T00:00:00Z</date>")
-        expectBodyRefused("<date>10000-01-01T00:00:00Z</date>")
         expectBodyRefused("<date>2024-2-01T20:43:14Z</date>")
         expectBodyRefused("<date></date>")
     }
@@ -274,8 +281,15 @@ struct XMLReaderTests {
         #expect(n?.dictionaryValue?.count == 2)
         #expect(n?["\u{E9}"]?.integerValue == 1)
         #expect(n?["e\u{301}"]?.integerValue == 2)
-        // CF$UID is an ordinary key.
-        #expect(expectBody("<dict><key>CF$UID</key><integer>7</integer></dict>")?["CF$UID"]?.integerValue == 7)
+        // A dictionary whose one key is CF$UID with an integer of 0...2^32-1
+        // is a UID, as CoreFoundation reads it; otherwise CF$UID is an
+        // ordinary key.
+        #expect(expectBody("<dict><key>CF$UID</key><integer>7</integer></dict>")?.uidValue == 7)
+        #expect(expectBody("<dict><key>CF$UID</key><integer>4294967295</integer></dict>")?.uidValue == UInt32.max)
+        #expect(expectBody("<dict><key>CF$UID</key><integer>4294967296</integer></dict>")?["CF$UID"]?.integerValue == 1 << 32)
+        #expect(expectBody("<dict><key>CF$UID</key><integer>-1</integer></dict>")?["CF$UID"]?.integerValue == -1)
+        #expect(expectBody("<dict><key>CF$UID</key><string>7</string></dict>")?["CF$UID"]?.stringValue == "7")
+        #expect(expectBody("<dict><key>CF$UID</key><integer>7</integer><key>x</key><true/></dict>")?["CF$UID"]?.integerValue == 7)
         // `</key >` with a space before '>'.
         #expect(expectBody("<dict><key>k</key ><string>v</string></dict>")?["k"]?.stringValue == "v")
     }
@@ -375,13 +389,34 @@ struct XMLReaderTests {
         #expect(v?["caf\u{E9}"]?.stringValue == "\u{A9} \u{FF}")
     }
 
+    /// Raw C0 control characters in text, as Apple's tools write them
+    /// (a Terminal profile's ESC): read as Apple's parser reads them.
+    @Test func lenientControlCharacters() {
+        let doc =
+            utf8("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><dict><key>k") + [0x1B] + utf8("</key><string>a")
+            + [0x1B, 0x5B, 0x01, 0x08, 0x0B, 0x0C, 0x1F] + utf8("\u{10FF7F}b</string></dict></plist>")
+        let v = expectParses(doc)
+        #expect(v?["k\u{1B}"]?.stringValue == "a\u{1B}[\u{1}\u{8}\u{B}\u{C}\u{1F}\u{10FF7F}b")
+        // Without a declaration, too; in numbers they are still refused.
+        #expect(expectParses(utf8("<plist><string>") + [0x07] + utf8("</string></plist>"))?.stringValue == "\u{7}")
+        expectRefused(utf8("<plist><integer>1") + [0x07] + utf8("</integer></plist>"), .malformed)
+        // A document already holding a stand-in character is not rewritten.
+        expectRefused(utf8("<plist><string>\u{10FF81}") + [0x01] + utf8("</string></plist>"), .malformed)
+        // A NUL byte stays refused.
+        expectRefused(utf8("<plist><string>a") + [0x00, 0x01] + utf8("</string></plist>"), .malformed)
+    }
+
     @Test func encodingRefusals() {
         expectRefused("<?xml version=\"1.0\" encoding=\"foobar\"?><plist><true/></plist>", .malformed)
         expectRefused(
             utf8("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist><string>") + [0xC3, 0x28]
                 + utf8("</string></plist>"), .malformed)
         expectRefused(utf8("<plist><string>") + [0xFF, 0xFE, 0xFD] + utf8("</string></plist>"), .malformed)
-        expectRefused(utf8("<plist><string>a") + [0x01] + utf8("</string></plist>"), .malformed)
+        // A raw control character reads as Apple's parser reads it (see
+        // lenientControlCharacters), except in a document naming another
+        // encoding or in UTF-16.
+        expectRefused(
+            utf8("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><string>a") + [0x01] + utf8("</string></plist>"), .malformed)
     }
 
     /// Parsing is thread-safe: many threads reading at once get the same values.

@@ -490,9 +490,43 @@ p read com.example.binaryDomain
 ok "binary/a binary domain file reads" cmp -s "$WORK/out" "$WORK/small.txt"
 expect "binary/a binary domain file's value" 0 "Ada" "" -- read com.example.binaryDomain name
 quiet write com.example.binaryDomain added -int 5
-ok "binary/a write rewrites the file as XML" test "$(head -c 5 "$CFG/com.example.binaryDomain.plist")" = "<?xml"
+ok "binary/a write keeps the file binary" test "$(head -c 8 "$CFG/com.example.binaryDomain.plist")" = bplist00
 ok "binary/nothing moved aside" test -z "$(find "$CFG" -name 'com.example.binaryDomain.plist.*')"
 expect "binary/the old keys stay" 0 "Ada" "" -- read com.example.binaryDomain name
+# prefs convert changes a domain's format; writes then keep the new one.
+quiet convert -convert xml1 "$CFG/com.example.binaryDomain.plist"
+quiet write com.example.binaryDomain more -int 6
+ok "binary/converted to XML, a write keeps XML" test "$(head -c 5 "$CFG/com.example.binaryDomain.plist")" = "<?xml"
+expect "binary/converted, keys stay" 0 "5" "" -- read com.example.binaryDomain added
+# A string XML cannot carry (ESC) is stored: the domain's file turns binary.
+quiet write com.example.escape plain ok
+quiet write com.example.escape esc -string "$(printf 'a\033[0m')"
+ok "binary/a control character makes the file binary" test "$(head -c 8 "$CFG/com.example.escape.plist")" = bplist00
+expect "binary/the other key stays" 0 "ok" "" -- read com.example.escape plain
+expect "binary/XML export refuses it" 1 "" "*" -- export com.example.escape -
+ok "binary/the refusal says why" grep -q "XML 1.0 cannot carry" "$WORK/err"
+# UIDs (keyed archives): their type and text, kept by writes.
+cp "$HERE/../PrefsCoreTests/Fixtures/binary/uids.plist" "$CFG/com.example.archive.plist"
+quiet write com.example.archive one '<dict><key>CF$UID</key><integer>3</integer></dict>'
+expect "uid/read-type" 0 "Type is uid" "" -- read-type com.example.archive one
+expect "uid/read D K" 0 "<CFKeyedArchiverUID>{value = 3}" "" -- read com.example.archive one
+quiet write com.example.archive other -int 1
+p read com.example.archive
+ok "uid/read prints the UID as macOS does" grep -q '"<CFKeyedArchiverUID>{value = 1}"' "$WORK/out"
+quiet convert -convert xml1 "$CFG/com.example.archive.plist"
+ok "uid/XML holds CF\$UID" grep -q '<key>CF\$UID</key>' "$CFG/com.example.archive.plist"
+p read com.example.archive
+ok "uid/read back from XML as UIDs" grep -q '"<CFKeyedArchiverUID>{value = 4294967295}"' "$WORK/out"
+
+# macOS's `defaults read -g AppleLanguages`: the user's languages, an array.
+expect "defaults/read -g AppleLanguages answers" 0 "*" "" -- read -g AppleLanguages
+ok "defaults/read -g AppleLanguages prints an array" grep -qx "(" "$WORK/out"
+expect "defaults/read-type -g AppleLanguages" 0 "Type is array" "" -- read-type -g AppleLanguages
+# What prefs read prints of data reads back as data (as GNUstep reads it).
+quiet write com.example.datadesc d -data 00ff10
+p read com.example.datadesc d
+quiet write com.example.datadesc e "$(cat "$WORK/out")"
+expect "data/a printed data description reads back as data" 0 "Type is data" "" -- read-type com.example.datadesc e
 
 # -float stores a 32-bit float widened; reals are written as Apple writes them
 quiet write com.example.reals f -float 32.3

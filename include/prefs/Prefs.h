@@ -114,6 +114,9 @@ typedef const struct PrefsOpaqueData *PrefsDataRef;
 typedef const struct PrefsOpaqueArray *PrefsArrayRef;
 /** A map from UTF-8 string keys to values. */
 typedef const struct PrefsOpaqueDictionary *PrefsDictionaryRef;
+/** A UID: the reference to an object of a keyed archive (NSKeyedArchiver),
+ *  0 ... 2^32-1. Since 1.3. */
+typedef const struct PrefsOpaqueUID *PrefsUIDRef;
 /** An error: a stable code and a description. */
 typedef const struct PrefsOpaqueError *PrefsErrorRef;
 
@@ -128,7 +131,10 @@ typedef enum PrefsType {
     kPrefsTypeArray = 7,
     kPrefsTypeDictionary = 8,
     /** Not a property list: an error object (PrefsErrorRef). */
-    kPrefsTypeError = 9
+    kPrefsTypeError = 9,
+    /** A UID (PrefsUIDRef), the object reference of a keyed archive.
+     *  Since 1.3. */
+    kPrefsTypeUID = 10
 } PrefsType;
 
 /** Error codes. The numbers are fixed; new codes may be added in later
@@ -285,6 +291,24 @@ PREFS_EXPORT PrefsDateRef PrefsDateCreate(double unixTime);
 PREFS_EXPORT double PrefsDateGetUnixTime(PrefsDateRef date);
 
 /* ------------------------------------------------------------------ */
+/* UIDs                                                               */
+/* ------------------------------------------------------------------ */
+
+/** A UID (type kPrefsTypeUID) holding `value`: the object reference of a
+ *  keyed archive (NSKeyedArchiver, CF$UID). Binary property lists hold it
+ *  as a UID object, XML ones as a dictionary whose only key is "CF$UID"
+ *  with an integer value, as CoreFoundation writes it; both read back as a
+ *  UID, so a keyed archive survives any number of writes in either format.
+ *  The old-style text of a UID is `<CFKeyedArchiverUID>{value = N}`.
+ *  Create rule: release it with PrefsRelease. Never fails. Since 1.3.
+ *  Thread-safe. */
+PREFS_EXPORT PrefsUIDRef PrefsUIDCreate(uint32_t value);
+/** The UID's value. A value of another type returns 0 and records
+ *  kPrefsErrorInvalidArgument for PrefsCopyLastError. Since 1.3.
+ *  Thread-safe. */
+PREFS_EXPORT uint32_t PrefsUIDGetValue(PrefsUIDRef uid);
+
+/* ------------------------------------------------------------------ */
 /* Data                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -380,9 +404,12 @@ PREFS_EXPORT PrefsPropertyListRef PREFS_NULLABLE PrefsPropertyListCreateWithData
  *
  * Refused with kPrefsErrorUnrepresentable, never altered: a string or key
  * holding a character XML 1.0 cannot carry (U+0000-U+0008, U+000B, U+000C,
- * U+000E-U+001F, U+FFFE, U+FFFF), and a date outside the years 0001-9999
- * or not finite (dates before 1582-10-15 are Julian, as Foundation writes
- * them: the first date is Foundation's distantPast, -62135769600). Store such bytes as data instead. Refused the same way,
+ * U+000E-U+001F, U+FFFE, U+FFFF), and a date that is not finite or lies
+ * more than about a billion years from 1970 (dates are written as
+ * CoreFoundation writes them, in the proleptic Gregorian calendar with a
+ * year 0 and "%04d" years: distantPast, -62135769600, is
+ * 0000-12-30T00:00:00Z, the year before 0 is -001). Write such values in
+ * the binary format (a domain file holding one is binary). Refused the same way,
  * so that everything written can be read: a string, key or data element
  * whose text would exceed PREFS_MAX_TEXT_LENGTH, and a document that would
  * exceed PREFS_MAX_DOCUMENT_SIZE. The description names the path of the

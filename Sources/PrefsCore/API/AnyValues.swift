@@ -141,7 +141,8 @@ package enum AnyValues {
     /// beyond `Int.max` as `UInt64`), `Double`, `Bool`, `[Any]`,
     /// `[String: Any]`; data as `Data` and dates as `Date` with
     /// PrefsFoundation, else data as `[UInt8]` and a date as the
-    /// ``PropertyList`` itself.
+    /// ``PropertyList`` itself; a UID, for which Foundation has no public
+    /// class, as `["CF$UID": n]`, the form XML gives it.
     package static func object(_ plist: PropertyList) -> Any {
         switch plist.value {
         case .string(let s): return s
@@ -150,6 +151,7 @@ package enum AnyValues {
         case .boolean(let b): return b
         case .date(let t): return bridge?.object(date: t) ?? plist
         case .data(let bytes): return bridge?.object(data: bytes) ?? bytes
+        case .uid(let u): return ["CF$UID": Int(u)] as [String: Any]
         case .array(let items): return items.map(object)
         case .dictionary(let d): return objects(d)
         }

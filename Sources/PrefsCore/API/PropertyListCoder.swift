@@ -386,7 +386,7 @@ private struct SinglePlistDecoder: SingleValueDecodingContainer {
 extension PropertyList: Codable {
     /// Encodes the value's structure: dictionaries keyed, arrays unkeyed,
     /// scalars as single values (a date as its seconds since 1970, data as
-    /// an array of bytes, outside ``PropertyListValueEncoder``, which keeps
+    /// an array of bytes, a UID as its number, outside ``PropertyListValueEncoder``, which keeps
     /// every value as it is).
     public func encode(to encoder: any Encoder) throws {
         switch value {
@@ -405,6 +405,9 @@ extension PropertyList: Codable {
         case .data(let bytes):
             var c = encoder.unkeyedContainer()
             for b in bytes { try c.encode(b) }
+        case .uid(let u):
+            var c = encoder.singleValueContainer()
+            try c.encode(u)
         case .array(let items):
             var c = encoder.unkeyedContainer()
             for item in items { try c.encode(item) }

@@ -317,7 +317,7 @@ package enum BinaryReader {
                 _ = try span(at + 1, width, 1, index)
                 let uid = Self.uint(bytes, at + 1, width)
                 guard uid <= UInt64(UInt32.max) else { throw fail("object \(index) is a UID of \(uid), over 2^32-1") }
-                value = PropertyList(.dictionary(["CF$UID": PropertyList(.integer(Int128(uid)))]))
+                value = PropertyList(.uid(UInt32(uid)))
             case 0xA:
                 let (n, start) = try count(at, index)
                 _ = try span(start, n, refSize, index)

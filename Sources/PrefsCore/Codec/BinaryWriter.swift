@@ -20,36 +20,67 @@ package enum BinaryWriter {
         return w.encode()
     }
 
+    /// A dictionary written as ``write(_:)`` writes it, given as its
+    /// entries sorted by key (each key once), as a domain keeps them from
+    /// one write to the next: nothing is sorted again. Thread-safe.
+    package static func write(dictionaryEntries entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8] {
+        for e in entries where e.value.depth + 1 >= PropertyList.maxNesting {
+            throw PrefsError(.tooDeep, "nesting deeper than \(PropertyList.maxNesting) levels")
+        }
+        var w = Writer()
+        let top = w.append(PropertyList.emptyDictionary)
+        w.objectCounts[top] = entries.count
+        var refs = [Int]()
+        refs.reserveCapacity(2 * entries.count)
+        for (key, _) in entries { refs.append(w.flattenString(key, nil)) }
+        for (_, item) in entries { refs.append(w.flatten(item)) }
+        w.children[top] = refs
+        return w.encode()
+    }
+
     /// A scalar as it is uniqued: by kind and exact bytes (strings by
     /// their UTF-8, not by Unicode equivalence; reals and dates by bits).
     enum Unique: Hashable {
-        case string([UInt8])
         case integer(Int128)
         case real(UInt64)
         case boolean(Bool)
         case date(UInt64)
         case data([UInt8])
+        case uid(UInt32)
     }
 
     /// The objects to write, in order, and what is already among them.
     struct Writer {
-        var objects: [PropertyList] = []
+        /// An object to write: a value, or a dictionary key (a string
+        /// written without making a value for it).
+        enum Object {
+            case value(PropertyList)
+            case key(PropertyList.Key)
+        }
+        var objects: [Object] = []
         /// For containers: the references of their items, in write order.
         var children: [[Int]] = []
         var scalars: [Unique: Int] = [:]
+        /// Strings and keys already written, by their UTF-8 bytes (the
+        /// key's own fast hash).
+        var strings: [PropertyList.Key: Int] = [:]
         var containers: [ObjectIdentifier: Int] = [:]
+        /// The item count of a dictionary written from entries (see
+        /// ``write(dictionaryEntries:)``), by object index.
+        var objectCounts: [Int: Int] = [:]
 
         /// Appends `v` (and what it holds) unless it is there already, and
         /// returns its index.
         mutating func flatten(_ v: PropertyList) -> Int {
             let unique: Unique
             switch v.value {
-            case .string(let s): unique = .string(Array(s.utf8))
+            case .string(let s): return flattenString(PropertyList.Key(s), v)
             case .integer(let i): unique = .integer(i)
             case .real(let d): unique = .real(d.bitPattern)
             case .boolean(let b): unique = .boolean(b)
             case .date(let t): unique = .date(t.bitPattern)
             case .data(let d): unique = .data(d)
+            case .uid(let u): unique = .uid(u)
             case .array(let items):
                 if let known = containers[ObjectIdentifier(v)] { return known }
                 let index = append(v)
@@ -66,7 +97,7 @@ package enum BinaryWriter {
                 let sorted = items.sorted { $0.key < $1.key }
                 var refs = [Int]()
                 refs.reserveCapacity(2 * sorted.count)
-                for (key, _) in sorted { refs.append(flatten(.string(key.string))) }
+                for (key, _) in sorted { refs.append(flattenString(key, nil)) }
                 for (_, item) in sorted { refs.append(flatten(item)) }
                 children[index] = refs
                 return index
@@ -77,33 +108,56 @@ package enum BinaryWriter {
             return index
         }
 
+        /// The index of the string `key` (the value `v` holding it, or a
+        /// dictionary key when `nil`), appended unless already there.
+        mutating func flattenString(_ key: PropertyList.Key, _ v: PropertyList?) -> Int {
+            if let known = strings[key] { return known }
+            objects.append(v.map { .value($0) } ?? .key(key))
+            children.append([])
+            strings[key] = objects.count - 1
+            return objects.count - 1
+        }
+
         mutating func append(_ v: PropertyList) -> Int {
-            objects.append(v)
+            objects.append(.value(v))
             children.append([])
             return objects.count - 1
+        }
+
+        /// A string object: ASCII when every byte is, else big-endian UTF-16.
+        static func string(_ utf8: UnsafeRawBufferPointer, _ out: inout [UInt8]) {
+            if !utf8.contains(where: { $0 >= 0x80 }) {
+                marker(0x50, utf8.count, &out)
+                out.append(contentsOf: utf8)
+            } else {
+                let units = Array(String(decoding: utf8, as: UTF8.self).utf16)
+                marker(0x60, units.count, &out)
+                for u in units {
+                    out.append(UInt8(u >> 8))
+                    out.append(UInt8(u & 0xFF))
+                }
+            }
         }
 
         /// The file: header, objects, offset table, trailer.
         func encode() -> [UInt8] {
             var out = BinaryReader.magic
+            out.reserveCapacity(8 + 12 * objects.count)
             let refSize = Self.width(UInt64(objects.count))
             var offsets = [Int]()
             offsets.reserveCapacity(objects.count)
-            for (index, v) in objects.enumerated() {
+            for (index, object) in objects.enumerated() {
                 offsets.append(out.count)
+                let v: PropertyList
+                switch object {
+                case .key(let k):
+                    k.withBytes { Self.string($0, &out) }
+                    continue
+                case .value(let value): v = value
+                }
                 switch v.value {
                 case .string(let s):
-                    if s.utf8.allSatisfy({ $0 < 0x80 }) {
-                        Self.marker(0x50, s.utf8.count, &out)
-                        out.append(contentsOf: s.utf8)
-                    } else {
-                        let units = Array(s.utf16)
-                        Self.marker(0x60, units.count, &out)
-                        for u in units {
-                            out.append(UInt8(u >> 8))
-                            out.append(UInt8(u & 0xFF))
-                        }
-                    }
+                    PropertyList.Key(s).withBytes { Self.string($0, &out) }
                 case .integer(let i): Self.integer(i, &out)
                 case .real(let d):
                     out.append(0x23)
@@ -115,11 +169,16 @@ package enum BinaryWriter {
                 case .data(let d):
                     Self.marker(0x40, d.count, &out)
                     out.append(contentsOf: d)
+                case .uid(let u):
+                    // As CoreFoundation: the fewest of 1, 2 or 4 bytes.
+                    let w = Self.width(UInt64(u))
+                    out.append(0x80 | UInt8(w - 1))
+                    Self.bigEndian(UInt64(u), w, &out)
                 case .array(let items):
                     Self.marker(0xA0, items.count, &out)
                     for r in children[index] { Self.bigEndian(UInt64(r), refSize, &out) }
                 case .dictionary(let items):
-                    Self.marker(0xD0, items.count, &out)
+                    Self.marker(0xD0, objectCounts[index] ?? items.count, &out)
                     for r in children[index] { Self.bigEndian(UInt64(r), refSize, &out) }
                 }
             }

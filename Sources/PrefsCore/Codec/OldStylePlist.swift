@@ -33,11 +33,15 @@ package enum OldStylePlist {
     package static func formatBare(_ value: PropertyList) -> String {
         if case .string(let s) = value.value { return s }
         let text = format(value)
+        if case .uid(let u) = value.value { return uidText(u) }
         if case .date = value.value, text.hasPrefix("\""), text.hasSuffix("\""), text.utf8.count >= 2 {
             return String(text.dropFirst().dropLast())
         }
         return text
     }
+
+    /// The text of a UID: `<CFKeyedArchiverUID>{value = 5}`.
+    package static func uidText(_ u: UInt32) -> String { "<CFKeyedArchiverUID>{value = \(u)}" }
 
     private static func indent(_ level: Int, _ out: inout String) {
         out.append(String(repeating: " ", count: 4 * level))
@@ -59,6 +63,10 @@ package enum OldStylePlist {
             } else {
                 out.append("\"\(t)\"")
             }
+        case .uid(let u):
+            // As macOS prints a UID (CoreFoundation's description, without
+            // the addresses of the object and its class).
+            out.append("\"\(uidText(u))\"")
         case .data(let bytes):
             guard bytes.count <= (limit - out.utf8.count) / 2 else { return false }
             out.append("{length = \(bytes.count), bytes = 0x")
@@ -156,14 +164,21 @@ package enum OldStylePlist {
 
     /// Parses old-style text (UTF-8, an optional BOM): one value, then only
     /// whitespace and comments; or, as a `.strings` file, `key = value;`
-    /// pairs without the outer braces (a dictionary). Strings stay strings
+    /// pairs without the outer braces (a dictionary; comments alone are an
+    /// empty one, nothing at all is refused). Strings stay strings
     /// (the format has no numbers). Errors name the problem and the line.
     package static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
         var p = Parser(bytes.bindMemory(to: UInt8.self))
         if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }
         let begin = p.i
         try p.skipSpace()
-        guard p.i < p.bytes.count else { throw p.error("no value") }
+        // Only comments (what reaches here is not empty): a .strings file
+        // with no entries, as Xcode's InfoPlist.strings template is, which
+        // CoreFoundation reads as an empty dictionary.
+        guard p.i < p.bytes.count else {
+            if p.bytes[begin..<p.i].contains(UInt8(ascii: "/")) { return PropertyList.emptyDictionary }
+            throw p.error("no value")
+        }
         let v = try p.value(depth: 1)
         try p.skipSpace()
         if p.i == p.bytes.count { return v }
@@ -295,6 +310,7 @@ package enum OldStylePlist {
             guard i < bytes.count else { throw error("missing value") }
             switch bytes[i] {
             case UInt8(ascii: "{"):
+                if let bytes = dataDescription() { return PropertyList(.data(bytes)) }
                 i += 1
                 return try dictionaryContent(depth: depth, closed: true)
             case UInt8(ascii: "("):
@@ -320,6 +336,56 @@ package enum OldStylePlist {
             default:
                 return PropertyList(.string(try string()))
             }
+        }
+
+        /// CoreFoundation's description of data, `{length = 3, bytes =
+        /// 0x010203}` (as `prefs read` and `defaults read` print it), read
+        /// as data, as GNUstep reads it: the whole of it, every byte given
+        /// (`0x` and hex digits, spaces between groups allowed) and as many
+        /// as the length says. Anything else is left to the dictionary
+        /// grammar (which refuses the ','), and `i` is not moved.
+        mutating func dataDescription() -> [UInt8]? {
+            var j = i + 1
+            func spaces() { while j < bytes.count && ScalarText.isSpace(bytes[j]) { j += 1 } }
+            func word(_ w: StaticString) -> Bool {
+                let n = w.utf8CodeUnitCount
+                guard j + n <= bytes.count else { return false }
+                for k in 0..<n where bytes[j + k] != w.utf8Start[k] { return false }
+                j += n
+                return true
+            }
+            spaces()
+            guard word("length") else { return nil }
+            spaces()
+            guard word("=") else { return nil }
+            spaces()
+            var length = 0
+            let digitsStart = j
+            while j < bytes.count, bytes[j] >= UInt8(ascii: "0"), bytes[j] <= UInt8(ascii: "9"), j - digitsStart < 10 {
+                length = length * 10 + Int(bytes[j] - UInt8(ascii: "0"))
+                j += 1
+            }
+            guard j > digitsStart else { return nil }
+            spaces()
+            guard word(",") else { return nil }
+            spaces()
+            guard word("bytes") else { return nil }
+            spaces()
+            guard word("=") else { return nil }
+            spaces()
+            guard word("0x") else { return nil }
+            var out = [UInt8]()
+            var high: UInt8? = nil
+            while j < bytes.count && bytes[j] != UInt8(ascii: "}") {
+                let c = bytes[j]
+                j += 1
+                if ScalarText.isSpace(c) { continue }
+                guard let v = hexValue(c), out.count < length else { return nil }
+                if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+            }
+            guard j < bytes.count, high == nil, out.count == length else { return nil }
+            i = j + 1
+            return out
         }
 
         mutating func data() throws(PrefsError) -> [UInt8] {
@@ -388,12 +454,16 @@ package enum OldStylePlist {
                 case UInt8(ascii: "f"): utf8.append(0x0C)
                 case UInt8(ascii: "v"): utf8.append(0x0B)
                 case UInt8(ascii: "U"), UInt8(ascii: "u"):
+                    // One to four hex digits, as CoreFoundation reads them
+                    // (\U41 is A).
                     var v: UInt16 = 0
-                    for _ in 0..<4 {
-                        guard i < bytes.count, let d = hexValue(bytes[i]) else { throw error("\\U needs four hex digits") }
+                    var n = 0
+                    while n < 4, i < bytes.count, let d = hexValue(bytes[i]) {
                         v = v << 4 | UInt16(d)
                         i += 1
+                        n += 1
                     }
+                    guard n > 0 else { throw error("\\U needs one to four hex digits") }
                     unit = v
                 case UInt8(ascii: "0")...UInt8(ascii: "7"):
                     var v = UInt32(c - UInt8(ascii: "0"))

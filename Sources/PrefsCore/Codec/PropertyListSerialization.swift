@@ -6,6 +6,21 @@ extension PropertyList {
     /// Thread-safe.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
         if BinaryReader.looksBinary(bytes) { return try BinaryReader.read(bytes) }
+        if let utf8 = try utf32ToUTF8(bytes) {
+            // libxml2 reads no UTF-32 here: the text goes on as UTF-8, its
+            // declaration saying so.
+            let result = utf8.withUnsafeBytes { b in
+                Result { () throws(PrefsError) in
+                    if looksLikeXML(b) {
+                        let declared = declaringUTF8(b)
+                        let read = declared.withUnsafeBytes { d in Result { () throws(PrefsError) in try XMLReader.read(d) } }
+                        return try read.get()
+                    }
+                    return try OldStylePlist.parse(b)
+                }
+            }
+            return try result.get()
+        }
         if hasUTF16ByteOrderMark(bytes) {
             // XML in UTF-16 goes to libxml2, which knows the encoding;
             // anything else is old-style text or a .strings file.
@@ -27,7 +42,9 @@ extension PropertyList {
 
     /// The value as an XML property list, byte for byte as Apple's tools
     /// write it. Throws `.unrepresentable` for strings holding characters
-    /// XML 1.0 cannot carry, for dates outside the years 0001-9999, for a
+    /// XML 1.0 cannot carry, for dates not finite or about a billion years
+    /// away (dates are written as CoreFoundation writes them: proleptic
+    /// Gregorian, a year 0, negative years), for a
     /// string, key or data element holding more text than the reader takes
     /// (``maxTextLength``) and for a document larger than
     /// ``maxDocumentSize``; and `.tooDeep` past ``maxNesting``: nothing is
@@ -38,11 +55,13 @@ extension PropertyList {
 
     /// Throws what writing `value` under `key` in a domain file would throw:
     /// the checks of ``xmlData()`` with the key, and with the indentation
-    /// the file gives the value. A store refuses at set what it could never
-    /// write at synchronize.
+    /// the file gives the value, except for what only the binary format
+    /// carries (characters XML 1.0 cannot carry, dates XML cannot write),
+    /// which makes the domain's file binary. A store refuses at set what it
+    /// could never write at synchronize.
     package static func checkStorable(_ value: PropertyList, forKey key: String) throws(PrefsError) {
         if isPlainlyStorable(value, key) { return }
-        _ = try XMLWriter.write(PropertyList(.dictionary([Key(key): value])))
+        _ = try XMLWriter.carries(PropertyList(.dictionary([Key(key): value])))
     }
 
     /// Whether writing `value` under `key` surely succeeds, told without
@@ -73,6 +92,53 @@ extension PropertyList {
             }
             return true
         }
+    }
+
+    /// The UTF-8 of UTF-32 text that starts with its byte-order mark
+    /// (`00 00 FE FF` or `FF FE 00 00`), as swift-foundation reads it;
+    /// `nil` for other text; `.malformed` for a length that is not a
+    /// multiple of four or a value that is not a Unicode scalar.
+    static func utf32ToUTF8(_ b: UnsafeRawBufferPointer) throws(PrefsError) -> [UInt8]? {
+        guard b.count >= 4 else { return nil }
+        let big = b[0] == 0 && b[1] == 0 && b[2] == 0xFE && b[3] == 0xFF
+        let little = b[0] == 0xFF && b[1] == 0xFE && b[2] == 0 && b[3] == 0
+        guard big || little else { return nil }
+        guard b.count % 4 == 0 else { throw PrefsError(.malformed, "UTF-32 text of \(b.count) bytes, not a multiple of 4, at line 1") }
+        var out = [UInt8]()
+        out.reserveCapacity(b.count / 4)
+        var line = 1
+        var i = 4
+        while i < b.count {
+            let v =
+                big
+                ? UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+                : UInt32(b[i + 3]) << 24 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i])
+            guard let scalar = Unicode.Scalar(v) else {
+                throw PrefsError(.malformed, "UTF-32 text holds 0x\(String(v, radix: 16)), not a Unicode character, at line \(line)")
+            }
+            if v == 0x0A { line += 1 }
+            out.append(contentsOf: UTF8.encode(scalar)!)
+            i += 4
+        }
+        return out
+    }
+
+    /// XML text whose declaration (`<?xml ... encoding="..."?>`), if it
+    /// names an encoding, names UTF-8: the text has been converted to it.
+    static func declaringUTF8(_ b: UnsafeRawBufferPointer) -> [UInt8] {
+        let text = Array(b)
+        guard text.starts(with: Array("<?xml".utf8)),
+            let end = text.indices.dropLast().first(where: { text[$0] == UInt8(ascii: "?") && text[$0 + 1] == UInt8(ascii: ">") })
+        else { return text }
+        let decl = Array(text[..<end])
+        let key = Array("encoding".utf8)
+        guard let at = decl.indices.first(where: { decl[$0...].starts(with: key) }) else { return text }
+        var i = at + key.count
+        while i < decl.count && (ScalarText.isSpace(decl[i]) || decl[i] == UInt8(ascii: "=")) { i += 1 }
+        guard i < decl.count, decl[i] == 0x22 || decl[i] == 0x27, let close = decl[(i + 1)...].firstIndex(of: decl[i]) else {
+            return text
+        }
+        return Array(text[...i]) + Array("UTF-8".utf8) + Array(text[close...])
     }
 
     /// Whether `b` starts with a UTF-16 byte-order mark, either way round.

@@ -5,6 +5,88 @@ import Glibc
 /// elements close (no DOM). Strict: see ``XMLPropertyList/read(_:)``.
 enum XMLReader {
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
+        if let lenient = Lenient.substituted(bytes) {
+            let result = lenient.withUnsafeBytes { b in
+                Result { () throws(PrefsError) in try read(b, controlsSubstituted: true) }
+            }
+            return try result.get()
+        }
+        return try read(bytes, controlsSubstituted: false)
+    }
+
+    /// Apple's writers put C0 control characters into XML text raw (a
+    /// Terminal profile's ESC), and its parser reads them back; XML 1.0,
+    /// and so libxml2, refuses them. A UTF-8 document holding such bytes is
+    /// parsed with each one (0x01-0x08, 0x0B, 0x0C, 0x0E-0x1F) standing in
+    /// as a character of plane 16's private use area, U+10FF81-U+10FF9F,
+    /// turned back into the control character in strings and keys. A
+    /// document that already holds one of those stand-ins, or that names
+    /// another encoding, is parsed as it is (and refused as before).
+    enum Lenient {
+        /// The first three UTF-8 bytes of every stand-in; the fourth is
+        /// 0x80 + the control character.
+        static let prefix: (UInt8, UInt8, UInt8) = (0xF4, 0x8F, 0xBE)
+
+        static func isControl(_ c: UInt8) -> Bool {
+            c != 0 && c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D
+        }
+
+        /// The document with stand-ins, or `nil` when it needs none or
+        /// cannot take them.
+        static func substituted(_ b: UnsafeRawBufferPointer) -> [UInt8]? {
+            guard b.contains(where: isControl) else { return nil }
+            // UTF-8 only: no BOM of UTF-16 or UTF-32, no NUL bytes, no
+            // other encoding declared.
+            guard !b.contains(0), !PropertyList.hasUTF16ByteOrderMark(b) else { return nil }
+            let head = Array(b.prefix(200)).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            if let at = firstRange(of: Array("encoding".utf8), in: head) {
+                let rest = head[(at + 8)...].drop { $0 == 0x20 || $0 == UInt8(ascii: "=") || $0 == 0x22 || $0 == 0x27 }
+                guard rest.starts(with: Array("utf-8".utf8)) || rest.starts(with: Array("utf8".utf8)) else { return nil }
+            }
+            var i = 0
+            while i + 2 < b.count {
+                if b[i] == prefix.0 && b[i + 1] == prefix.1 && b[i + 2] == prefix.2 { return nil }
+                i += 1
+            }
+            var out = [UInt8]()
+            out.reserveCapacity(b.count + 64)
+            for c in b {
+                if isControl(c) {
+                    out += [prefix.0, prefix.1, prefix.2, 0x80 + c]
+                } else {
+                    out.append(c)
+                }
+            }
+            return out
+        }
+
+        static func firstRange(of needle: [UInt8], in hay: [UInt8]) -> Int? {
+            guard hay.count >= needle.count else { return nil }
+            for i in 0...(hay.count - needle.count) where hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            return nil
+        }
+
+        /// `text` with every stand-in turned back into its control character.
+        static func restored(_ text: [UInt8]) -> [UInt8] {
+            var out = [UInt8]()
+            out.reserveCapacity(text.count)
+            var i = 0
+            while i < text.count {
+                if i + 3 < text.count, text[i] == prefix.0, text[i + 1] == prefix.1, text[i + 2] == prefix.2,
+                    text[i + 3] >= 0x80, text[i + 3] < 0xA0
+                {
+                    out.append(text[i + 3] - 0x80)
+                    i += 4
+                } else {
+                    out.append(text[i])
+                    i += 1
+                }
+            }
+            return out
+        }
+    }
+
+    private static func read(_ bytes: UnsafeRawBufferPointer, controlsSubstituted: Bool) throws(PrefsError) -> PropertyList {
         let xml = try LibXML2.functions
         guard bytes.count > 0 else {
             throw PrefsError(.malformed, "empty input at line 1: no property list")
@@ -32,7 +114,7 @@ enum XMLReader {
         }
 
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-        state.initialize(to: State(ctxt: ctxt, xml: xml))
+        state.initialize(to: State(ctxt: ctxt, xml: xml, controlsSubstituted: controlsSubstituted))
         defer { state.deinitialize(count: 1); state.deallocate() }
         ctxt.pointee._private = UnsafeMutableRawPointer(state)
         // No network, no DTD loading, no entity substitution, no huge input.
@@ -48,6 +130,9 @@ enum XMLReader {
         }
         return root
     }
+
+    /// The one key of the dictionary that stands for a UID in XML.
+    static let uidKey: PropertyList.Key = "CF$UID"
 
     /// How many bytes libxml2 is given at a time.
     static let chunkSize = 64 * 1024
@@ -166,6 +251,9 @@ enum XMLReader {
     struct State {
         let ctxt: xmlParserCtxtPtr
         let xml: LibXML2
+        /// Whether the document's control characters stand in as
+        /// ``Lenient`` characters, to be restored in strings and keys.
+        var controlsSubstituted = false
         var frames: [Frame] = []
         /// Open elements, innermost last (nil for the <plist> wrapper's siblings never happen: libxml2 refuses them).
         var open: [Element] = []
@@ -246,10 +334,19 @@ enum XMLReader {
                 root = v
                 inPlist = false
             case .key:
-                frames[frames.count - 1].pendingKey = PropertyList.Key(String(decoding: text, as: UTF8.self))
+                let key = controlsSubstituted ? Lenient.restored(text) : text
+                frames[frames.count - 1].pendingKey = PropertyList.Key(String(decoding: key, as: UTF8.self))
             case .dict:
                 let frame = frames.removeLast()
                 guard frame.pendingKey == nil else { fail(.malformed, "<key>\(frame.pendingKey!.string)</key> has no value"); return }
+                // A keyed archive's UID, as CoreFoundation reads it: a
+                // dictionary whose one key is CF$UID, with an integer.
+                if frame.pairs.count == 1, frame.pairs[0].0 == XMLReader.uidKey,
+                    let i = frame.pairs[0].1.integerValue, let u = UInt32(exactly: i)
+                {
+                    place(PropertyList(.uid(u)))
+                    return
+                }
                 var entries = PropertyListDictionary(minimumCapacity: frame.pairs.count)
                 for (k, v) in frame.pairs { entries[k] = v }
                 place(PropertyList(.dictionary(entries)))
@@ -264,10 +361,12 @@ enum XMLReader {
         mutating func scalar(_ name: Element) -> PropertyList? {
             let result: PropertyList? = text.withUnsafeBufferPointer { t in
                 switch name {
-                case .string: return PropertyList(.string(String(decoding: t, as: UTF8.self)))
+                case .string:
+                    if controlsSubstituted { return PropertyList(.string(String(decoding: Lenient.restored(Array(t)), as: UTF8.self))) }
+                    return PropertyList(.string(String(decoding: t, as: UTF8.self)))
                 case .integer: return ScalarText.parseInteger(t).map { PropertyList(.integer($0)) }
                 case .real: return ScalarText.parseReal(t).map { PropertyList(.real($0)) }
-                case .date: return ScalarText.parseISODate(t).map { PropertyList(.date($0)) }
+                case .date: return ScalarText.parseXMLDate(t).map { PropertyList(.date($0)) }
                 case .data: return Base64.decode(t).map { PropertyList(.data($0)) }
                 case .true, .false:
                     guard ScalarText.trimmed(t).isEmpty else { return nil }
@@ -281,7 +380,7 @@ enum XMLReader {
                 switch name {
                 case .integer: what = "not an integer in -2^63...2^64-1"
                 case .real: what = "not a real number"
-                case .date: what = "not a date of the form YYYY-MM-DDTHH:MM:SSZ"
+                case .date: what = "not a date of the form YYYY-MM-DDTHH:MM:SSZ (the month 01-12)"
                 case .data: what = "not valid base64"
                 default: what = "text not allowed"
                 }

@@ -21,32 +21,62 @@ struct XMLWriter {
     /// entries in the order ``write(_:)`` sorts them (each key once), which
     /// a domain keeps from one write to the next instead of sorting again.
     static func write(dictionaryEntries entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8] {
+        guard let bytes = try writeDomain(entries) else {
+            // Not reached: a value XML cannot carry throws inside.
+            throw PrefsError(.unrepresentable, "a value the XML format cannot carry")
+        }
+        return bytes
+    }
+
+    /// The domain file of `entries` (sorted by key) as XML, or `nil` when
+    /// a value is one that only the binary format carries: a string or key
+    /// holding a character XML 1.0 cannot carry, a date outside the years
+    /// the XML format writes. Throws what no format can hold (nesting,
+    /// sizes the reader refuses).
+    static func writeDomain(_ entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8]? {
         var depth = 1
         for e in entries where e.value.depth + 1 > depth { depth = e.value.depth + 1 }
-        return try write(PropertyList(container: .dictionary([:]), depth: depth, minimumXMLSize: 0), order: entries)
+        let top = PropertyList(container: .dictionary([:]), depth: depth, minimumXMLSize: 0)
+        do throws(Failure) {
+            return try encode(top, order: entries)
+        } catch {
+            if error.binaryOnly { return nil }
+            throw error.error
+        }
+    }
+
+    /// Whether the XML format carries `value`, or only the binary one does
+    /// (see ``writeDomain(_:)``); throws what neither format holds.
+    static func carries(_ value: PropertyList) throws(PrefsError) -> Bool {
+        do throws(Failure) {
+            _ = try encode(value, order: nil)
+            return true
+        } catch {
+            if error.binaryOnly { return false }
+            throw error.error
+        }
     }
 
     private static func write(_ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?) throws(PrefsError) -> [UInt8] {
+        do throws(Failure) { return try encode(value, order: order) } catch { throw error.error }
+    }
+
+    private static func encode(_ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?) throws(Failure) -> [UInt8] {
         guard value.depth < PropertyList.maxNesting else {
-            throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
+            throw Failure(base: PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it"))
         }
         guard value.minimumXMLSize <= PropertyList.maxDocumentSize - header.count - footer.count else {
-            throw tooLarge.base
+            throw tooLarge
         }
         var w = XMLWriter()
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
-        do throws(Failure) {
-            if let order {
-                try w.appendDictionary(isEmpty: order.isEmpty, order.lazy.map { ($0.key, $0.value) }, indent: 0)
-            } else {
-                try w.append(value, indent: 0)
-            }
-        } catch {
-            let path = error.path.reversed().joined()
-            throw PrefsError(error.base.code, error.base.message + (path.isEmpty ? "" : " (at \(path))"))
+        if let order {
+            try w.appendDictionary(isEmpty: order.isEmpty, order.lazy.map { ($0.key, $0.value) }, indent: 0)
+        } else {
+            try w.append(value, indent: 0)
         }
-        guard footer.count <= PropertyList.maxDocumentSize - w.out.count else { throw tooLarge.base }
+        guard footer.count <= PropertyList.maxDocumentSize - w.out.count else { throw tooLarge }
         w.out.append(contentsOf: footer)
         return w.out
     }
@@ -55,7 +85,14 @@ struct XMLWriter {
     struct Failure: Error {
         var base: PrefsError
         var path: [String] = []
+        /// Whether the binary format carries what XML cannot.
+        var binaryOnly = false
         func at(_ component: String) -> Failure { var f = self; f.path.append(component); return f }
+        /// The error, naming where in the value it lies.
+        var error: PrefsError {
+            let where_ = path.reversed().joined()
+            return PrefsError(base.code, base.message + (where_.isEmpty ? "" : " (at \(where_))"))
+        }
     }
 
     /// The failure of a document that would exceed ``PropertyList/maxDocumentSize``.
@@ -109,8 +146,9 @@ struct XMLWriter {
         case .boolean(let b):
             if b { literal("<true/>\n") } else { literal("<false/>\n") }
         case .date(let t):
-            guard let text = ScalarText.formatISODate(t) else {
-                throw Failure(base: PrefsError(.unrepresentable, "date \(t) is outside the years 0001-9999 that the XML format holds"))
+            guard let text = ScalarText.formatXMLDate(t) else {
+                throw Failure(
+                    base: PrefsError(.unrepresentable, "date \(t) is outside the years the XML format holds"), binaryOnly: true)
             }
             literal("<date>")
             out.append(contentsOf: text.utf8)
@@ -128,6 +166,10 @@ struct XMLWriter {
             tabs(indent)
             try Self.checkTextLength(out.count - start, "data written as base64 with its line breaks")
             literal("</data>\n")
+        case .uid(let u):
+            // As CoreFoundation writes a UID: a dictionary of one CF$UID.
+            try appendDictionary(
+                isEmpty: false, CollectionOfOne((XMLReader.uidKey, PropertyList(.integer(Int128(u))))), indent: indent)
         case .array(let items):
             if items.isEmpty { literal("<array/>\n"); return }
             literal("<array>\n")
@@ -201,7 +243,9 @@ struct XMLWriter {
             } else {
                 code = scalar.last == 0xBE ? "U+FFFE" : "U+FFFF"
             }
-            throw Failure(base: PrefsError(.unrepresentable, "\(what) holds \(code) at byte \(at), which XML 1.0 cannot carry; store it as data"))
+            throw Failure(
+                base: PrefsError(.unrepresentable, "\(what) holds \(code) at byte \(at), which XML 1.0 cannot carry; write it in the binary format"),
+                binaryOnly: true)
         }
     }
 }

@@ -325,6 +325,16 @@ final class Domain: @unchecked Sendable {
         return out
     }
 
+    /// The bytes of a domain file holding `entries` (sorted by key): binary
+    /// when the file was binary, as `cfprefsd` keeps it, so that no value
+    /// loses what XML cannot carry (a date's fraction of a second, a
+    /// control character); else XML, unless a value is one only the binary
+    /// format carries, which makes the file binary.
+    static func encode(_ entries: [Entry], binary: Bool) throws(PrefsError) -> [UInt8] {
+        if !binary, let xml = try XMLWriter.writeDomain(entries) { return xml }
+        return try BinaryWriter.write(dictionaryEntries: entries)
+    }
+
     /// Records a change made by this process; reads see it at once.
     func set(_ key: PropertyList.Key, _ value: PropertyList?) {
         if !loaded { refresh() }
@@ -372,6 +382,7 @@ final class Domain: @unchecked Sendable {
             var base: [Entry]? = []
             var mode: mode_t = shared ? 0o644 : 0o600
             var metChanges = true
+            var binary = false
             if let file = try FileSystem.openForReading(target, followingLinks: false) {
                 defer { file.close() }
                 mode = file.stamp.mode
@@ -402,11 +413,15 @@ final class Domain: @unchecked Sendable {
                         base = []
                     }
                 }
+                // The file keeps its format: binary stays binary.
+                var head: [UInt8]
+                if let bytes { head = bytes } else { head = try file.readPrefix(8) }
+                binary = head.withUnsafeBytes { BinaryReader.looksBinary($0) }
             }
             for (k, change) in pending { stored[k] = change }
             var entries = base.map { Domain.merging(pending, into: $0) } ?? stored.sortedByKey()
             if entries.count != stored.count { entries = stored.sortedByKey() }
-            let bytes = try XMLWriter.write(dictionaryEntries: entries)
+            let bytes = try Domain.encode(entries, binary: binary)
             FileSystem.removeLeftoverTemporaries(of: target)
             let written = try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
             FileSystem.injectedCrash("before-index")

@@ -12,7 +12,7 @@ import Glibc
 /// | at | bytes | what |
 /// |---|---|---|
 /// | 0 | 8 | `prefsidx` |
-/// | 8 | 4 | format version (3) |
+/// | 8 | 4 | format version (4) |
 /// | 12 | 4 | length of the domain file's path |
 /// | 16 | 8 × 6 | the XML file's identity when the index was made: device, inode, size, modification time (seconds, nanoseconds), change time (nanoseconds) |
 /// | 64 | 8 | when the index was made, by the clock of the file system's times (nanoseconds) |
@@ -65,7 +65,9 @@ struct DomainIndex {
     let path: String
 
     static let magic: [UInt8] = Array("prefsidx".utf8)
-    static let version: UInt32 = 3
+    /// 4: the file's identity in the header, and UIDs as values of their
+    /// own (earlier indexes are ignored until the next write).
+    static let version: UInt32 = 4
     static let headerSize = 128
     static let emptyBucket: UInt32 = 0xFFFF_FFFF
 
@@ -256,7 +258,7 @@ struct DomainIndex {
         /// A value's encoding: a tag byte, then 1 string (UTF-8), 2 integer
         /// (16 bytes, two's complement), 3 false, 4 true, 5 real (8 bytes,
         /// IEEE 754), 6 date (the same), 7 anything else as a binary
-        /// property list.
+        /// property list, 8 UID (4 bytes).
         static func encodeValue(_ v: PropertyList, _ out: inout [UInt8]) -> Bool {
             switch v.value {
             case .string(let s):
@@ -272,6 +274,9 @@ struct DomainIndex {
             case .date(let d):
                 out.append(6)
                 withUnsafeBytes(of: d.bitPattern.littleEndian) { out += $0 }
+            case .uid(let u):
+                out.append(8)
+                withUnsafeBytes(of: u.littleEndian) { out += $0 }
             default:
                 guard let bytes = try? BinaryWriter.write(v) else { return false }
                 out.append(7)
@@ -296,6 +301,9 @@ struct DomainIndex {
                 let d = Double(bitPattern: UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self)))
                 return tag == 5 ? .real(d) : .date(d)
             case 7: return try? BinaryReader.read(payload)
+            case 8:
+                guard payload.count == 4 else { return nil }
+                return .uid(UInt32(littleEndian: payload.loadUnaligned(as: UInt32.self)))
             default: return nil
             }
         }

@@ -55,6 +55,23 @@ package enum FileSystem {
             try readToEnd(descriptor, expecting: Int(stamp.size), name: name, tooLarge: "; it is left as it is")
         }
 
+        /// At most the first `count` bytes of the file (fewer when it is
+        /// shorter), read without moving a file position.
+        func readPrefix(_ count: Int) throws(PrefsError) -> [UInt8] {
+            var buffer = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = buffer.withUnsafeMutableBytes { Glibc.pread(descriptor, $0.baseAddress! + done, count - done, off_t(done)) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw ioError("cannot read", name)
+                }
+                if n == 0 { break }
+                done += n
+            }
+            return Array(buffer.prefix(done))
+        }
+
         func close() { _ = Glibc.close(descriptor) }
     }
 
@@ -396,9 +413,12 @@ package enum FileSystem {
         defer { closedir(d) }
         var names = [String]()
         while let entry = readdir(d) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            // d_name in place: a dirent is only as long as its name, so
+            // copying the 256-byte field reads past the last record of
+            // readdir's buffer (AddressSanitizer caught it on a directory
+            // of 423 files).
+            let at = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+            let name = String(cString: at.assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names

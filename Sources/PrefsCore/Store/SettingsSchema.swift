@@ -163,7 +163,7 @@ package struct SettingsSchema: Sendable {
         }
 
         /// A kind's name as messages and descriptions give it: `string`,
-        /// `integer`, `real`, `boolean`, `date`, `data`, `array`,
+        /// `integer`, `real`, `boolean`, `date`, `data`, `uid`, `array`,
         /// `dictionary`.
         package static func name(_ k: PropertyList.Kind) -> String {
             switch k {
@@ -173,6 +173,7 @@ package struct SettingsSchema: Sendable {
             case .boolean: "boolean"
             case .date: "date"
             case .data: "data"
+            case .uid: "uid"
             case .array: "array"
             case .dictionary: "dictionary"
             }

@@ -242,8 +242,8 @@ package struct SyncFile: Sendable, Equatable {
         SyncLimits.problem(ofKey: key.string) == nil && storable(PropertyList.trueValue, key)
     }
 
-    /// Whether a domain file can hold `value` under `key` (no control
-    /// character XML 1.0 cannot carry, nesting and sizes within limits).
+    /// Whether a domain file can hold `value` under `key` (nesting and
+    /// sizes within limits).
     private static func storable(_ value: PropertyList, _ key: PropertyList.Key) -> Bool {
         (try? PropertyList.checkStorable(value, forKey: key.string)) != nil
     }

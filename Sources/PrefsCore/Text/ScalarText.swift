@@ -9,7 +9,7 @@ package enum ScalarText {
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     /// Trims XML whitespace from both ends.
-    static func trimmed(_ t: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    package static func trimmed(_ t: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var lo = 0, hi = t.count
         while lo < hi && isSpace(t[lo]) { lo += 1 }
         while hi > lo && isSpace(t[hi - 1]) { hi -= 1 }
@@ -27,9 +27,23 @@ package enum ScalarText {
 
     /// An integer in -2^63...2^64-1: optional sign, then decimal digits
     /// (leading zeros stay decimal) or `0x`/`0X` and hex digits. Surrounding
-    /// whitespace is allowed. `nil` for anything else or out of range.
+    /// whitespace is allowed, and whitespace between the sign and the
+    /// digits (` -\t0xFACE`), as Apple's parsers read it. `nil` for
+    /// anything else or out of range.
     package static func parseInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
-        signedInteger(trimmed(text), hexadecimal: true)
+        let t = trimmed(text)
+        guard let first = t.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") else {
+            return signedInteger(t, hexadecimal: true)
+        }
+        var i = 1
+        while i < t.count && isSpace(t[i]) { i += 1 }
+        guard let magnitude = signedInteger(UnsafeBufferPointer(rebasing: t[i...]), hexadecimal: true), i < t.count,
+            t[i] != UInt8(ascii: "-") && t[i] != UInt8(ascii: "+")
+        else { return nil }
+        if first == UInt8(ascii: "+") { return magnitude }
+        // -2^63 is the lowest: its magnitude is above Int64.max.
+        guard magnitude <= Int128(Int64.max) + 1 else { return nil }
+        return -magnitude
     }
 
     /// An integer in -2^63...2^64-1 spelled exactly as `t`: an optional
@@ -91,10 +105,13 @@ package enum ScalarText {
 
     /// A real: optional whitespace and sign, decimal digits with optional
     /// fraction and exponent, or `nan`, `inf`, `infinity` in any case.
-    /// Hexadecimal floats and anything else are refused. Trailing whitespace
-    /// is allowed. Overflow reads as infinity.
+    /// Hexadecimal floats and anything else are refused, and so is trailing
+    /// whitespace, as swift-foundation refuses it (`1.5  `). Overflow reads
+    /// as infinity.
     package static func parseReal(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
-        let t = trimmed(text)
+        var lo = 0
+        while lo < text.count && isSpace(text[lo]) { lo += 1 }
+        let t = UnsafeBufferPointer(rebasing: text[lo...])
         let (negative, i) = sign(t)
         let rest = UnsafeBufferPointer(rebasing: t[i...])
         if let word = asciiLowercased(rest), word == "nan" || word == "inf" || word == "infinity" {
@@ -391,6 +408,54 @@ package enum ScalarText {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         return (cycle * 4 + yoc + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    // MARK: Dates of XML property lists, as CoreFoundation computes them
+
+    /// Seconds since 1970 of an XML property list's `<date>` text, as
+    /// CoreFoundation reads it: `[-]Y...-MM-DDTHH:MM:SSZ`, the year of one to
+    /// nine digits (`-` for years before 0) in the proleptic Gregorian
+    /// calendar with a year 0 (0000-12-30 is Foundation's `distantPast`),
+    /// the other fields of two digits each; the month 01-12, the day, hour,
+    /// minute and second counted on from its start whatever their value
+    /// (02-30 is 03-01 or 03-02), as CoreFoundation does. `nil` otherwise.
+    package static func parseXMLDate(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let negative = t.first == UInt8(ascii: "-")
+        if negative { i = 1 }
+        let yearStart = i
+        while i < t.count, isDigit(t[i]) { i += 1 }
+        let yearDigits = i - yearStart
+        guard (1...9).contains(yearDigits), t.count - i == 16,
+            t[i] == UInt8(ascii: "-"), t[i + 3] == UInt8(ascii: "-"), t[i + 6] == UInt8(ascii: "T"),
+            t[i + 9] == UInt8(ascii: ":"), t[i + 12] == UInt8(ascii: ":"), t[i + 15] == UInt8(ascii: "Z"),
+            let y = digits(t, yearStart, yearDigits), let mo = digits(t, i + 1, 2), let d = digits(t, i + 4, 2),
+            let h = digits(t, i + 7, 2), let mi = digits(t, i + 10, 2), let s = digits(t, i + 13, 2),
+            (1...12).contains(mo)
+        else { return nil }
+        let days = gregorianDays(negative ? -y : y, mo, 1) + d - 1
+        return Double(days) * 86400 + Double(h * 3600 + mi * 60 + s)
+    }
+
+    /// The latest magnitude of a unix time that ``formatXMLDate(_:)``
+    /// writes: about a billion years either way, so that every date it
+    /// writes ``parseXMLDate(_:)`` reads back.
+    static let xmlDateLimit = 3.0e16
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` of the whole second at or before `t`, as
+    /// CoreFoundation writes a date into XML (`%04d` for the year of the
+    /// proleptic Gregorian calendar with a year 0: `0000-12-30`, `-001`,
+    /// `12345`); `nil` for a date that is not finite or lies beyond
+    /// ``xmlDateLimit``.
+    package static func formatXMLDate(_ t: Double) -> String? {
+        guard t.isFinite, abs(t) < xmlDateLimit else { return nil }
+        let secs = Int(t.rounded(.down))
+        let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
+        let rem = secs - days * 86400
+        let (y, m, d) = gregorianCivil(days)
+        let year = y < 0 ? "-" + pad(-y, 3) : pad(y, 4)
+        return year + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
+            + pad(rem / 3600, 2) + ":" + pad(rem / 60 % 60, 2) + ":" + pad(rem % 60, 2) + "Z"
     }
 
     /// The earliest and latest unix times whose whole second has a four-digit

@@ -2,7 +2,7 @@ import Glibc
 import Synchronization
 
 /// An immutable property-list value: a string, integer, real, boolean, date,
-/// data, array or dictionary.
+/// data, UID, array or dictionary.
 ///
 /// `PropertyList` is a class so that one value can be shared, without copying,
 /// by the domain caches, by Swift callers and by C callers (a C
@@ -29,10 +29,16 @@ public final class PropertyList: Sendable {
         case real(Double)
         /// `true` or `false`.
         case boolean(Bool)
-        /// Seconds since 1970-01-01T00:00:00Z.
+        /// Seconds since 1970-01-01T00:00:00Z, in the proleptic Gregorian
+        /// calendar for every year (as macOS computes dates), any double.
         case date(Double)
         /// Bytes.
         case data([UInt8])
+        /// A UID: the reference to an object of a keyed archive
+        /// (`NSKeyedArchiver`), 0 to 2^32-1. Binary property lists hold it
+        /// as an object of its own, XML ones as a dictionary whose only key
+        /// is `CF$UID` with an integer value (as CoreFoundation writes it).
+        case uid(UInt32)
         /// An ordered list.
         case array([PropertyList])
         /// A map from byte-exact string keys to values.
@@ -146,6 +152,8 @@ public final class PropertyList: Sendable {
     public static func date(_ t: Double) -> PropertyList { PropertyList(.date(t)) }
     /// A data value.
     public static func data(_ bytes: [UInt8]) -> PropertyList { PropertyList(.data(bytes)) }
+    /// A UID value (a keyed archive's object reference).
+    public static func uid(_ value: UInt32) -> PropertyList { PropertyList(.uid(value)) }
     /// An array value.
     public static func array(_ items: [PropertyList]) -> PropertyList { PropertyList(.array(items)) }
     /// A dictionary value.
@@ -178,6 +186,8 @@ public final class PropertyList: Sendable {
     public var dateValue: Double? { if case .date(let d) = value { return d }; return nil }
     /// The bytes, or `nil` for other kinds.
     public var dataValue: [UInt8]? { if case .data(let d) = value { return d }; return nil }
+    /// The UID, or `nil` for other kinds.
+    public var uidValue: UInt32? { if case .uid(let u) = value { return u }; return nil }
     /// The elements, or `nil` for other kinds.
     public var arrayValue: [PropertyList]? { if case .array(let a) = value { return a }; return nil }
     /// The entries, or `nil` for other kinds.
@@ -204,6 +214,7 @@ public final class PropertyList: Sendable {
         case .boolean: .boolean
         case .date: .date
         case .data: .data
+        case .uid: .uid
         case .array: .array
         case .dictionary: .dictionary
         }
@@ -212,6 +223,8 @@ public final class PropertyList: Sendable {
     /// The kinds of property-list values.
     public enum Kind: Sendable, CaseIterable {
         case string, integer, real, boolean, date, data, array, dictionary
+        /// A keyed archive's object reference (``Content/uid(_:)``).
+        case uid
     }
 
     /// A NUL-terminated UTF-8 copy of a string value that lives as long as
@@ -372,6 +385,7 @@ extension PropertyList: Equatable {
         case (.boolean(let x), .boolean(let y)): return x == y
         case (.date(let x), .date(let y)): return x == y || (x.isNaN && y.isNaN)
         case (.data(let x), .data(let y)): return x == y
+        case (.uid(let x), .uid(let y)): return x == y
         case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0 == $1 }
         case (.dictionary(let x), .dictionary(let y)):
             guard x.count == y.count else { return false }

@@ -104,8 +104,16 @@ def test_conformance_valid(path):
     check_against_plistlib(path)
 
 
+# Files of the invalid set the library reads as macOS does (README,
+# "Deliberate differences"): a day or a second past its end rolls over.
+READ_AS_MACOS_READS_THEM = {"date-day-32.plist", "date-leap-second.plist"}
+
+
 @pytest.mark.parametrize("path", corpus(CONFORMANCE / "invalid"))
 def test_conformance_invalid_is_refused_cleanly(path):
+    if path is not None and path.name in READ_AS_MACOS_READS_THEM:
+        assert isinstance(prefs.loads(path.read_bytes()), list)
+        return
     with pytest.raises(prefs.Error) as caught:
         prefs.loads(path.read_bytes())
     assert isinstance(caught.value, ValueError)
