@@ -308,6 +308,7 @@ test-c:
 test-cli:
 	$(MAKE) install $(STAGE_VARS)
 	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
+	bash Tests/cli/hardening.sh $(STAGE)
 
 # A real client: Ansible's community.general.osx_defaults drives
 # libexec/prefs/defaults (Tests/ansible/run.sh). Ansible comes from PyPI,

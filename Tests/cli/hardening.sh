@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+#
+# hardening.sh <prefix> — attacks on the installed `prefs` command
+# (<prefix>/bin/prefs): what it writes must never damage what it touches.
+#
+# - output paths that are not regular files (a device node and a FIFO made
+#   here with mknod, links such as one to /proc/self/fd/1): written through,
+#   never replaced; as root, and as a second user through setpriv;
+# - standard output that cannot be written (/dev/full, a closed descriptor,
+#   a pipe whose reader has gone): an error and a non-zero status;
+# - the terminal: every command fed keys, values, file names and
+#   identifiers holding ESC, CR, a C1 CSI (U+009B) and a bidi override
+#   (U+202E), run in a pseudo-terminal, and the bytes that reach it checked;
+# - configuration profiles: `-user`, identifiers, atomic installation, and
+#   files the profile did not make.
+#
+# Every check runs in a temporary directory with XDG_CONFIG_HOME,
+# PREFS_SYSTEM_DIR and PREFS_MANAGED_DIR inside it; nothing of the system's
+# is used (the device node is the test's own). Checks that need root (mknod,
+# setpriv) are skipped, and said so, without it.
+#
+# One line per check, then "N passed, N failed, N skipped". Exit status 0
+# when nothing failed.
+
+set -u
+
+if [ $# -ne 1 ] || [ ! -x "$1/bin/prefs" ]; then
+    echo "usage: $0 <prefix> (with <prefix>/bin/prefs installed)" >&2
+    exit 2
+fi
+PREFIX=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+PREFS=$PREFIX/bin/prefs
+UI=$PREFIX/libexec/prefs/prefs-ui
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-hardening.XXXXXX")
+chmod 0755 "$WORK"
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+export HOME=$WORK/home
+export XDG_CONFIG_HOME=$WORK/config
+export PREFS_SYSTEM_DIR=$WORK/system
+export PREFS_MANAGED_DIR=$WORK/managed
+unset LD_LIBRARY_PATH LANGUAGE LC_ALL LC_MESSAGES XDG_DATA_HOME XDG_DATA_DIRS
+export LANG=C.UTF-8
+mkdir -p "$HOME" "$WORK/files" "$WORK/out"
+CFG=$XDG_CONFIG_HOME
+MAN=$PREFS_MANAGED_DIR
+
+passed=0
+failed=0
+skipped=0
+pass() {
+    passed=$((passed + 1))
+    printf 'PASS  %s\n' "$1"
+}
+fail() {
+    failed=$((failed + 1))
+    local detail=${2//$'\n'/\\n}
+    printf 'FAIL  %s: %.400s\n' "$1" "$detail"
+}
+skip() {
+    skipped=$((skipped + 1))
+    printf 'SKIP  %s: %s\n' "$1" "$2"
+}
+ok() {
+    local name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name" "check failed: $*"; fi
+}
+# p ARGS... — runs prefs; stdout in $WORK/stdout, stderr in $WORK/stderr, status in $rc.
+p() {
+    "$PREFS" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
+    rc=$?
+}
+quiet() {
+    p "$@"
+    if [ "$rc" != 0 ]; then fail "setup: prefs $*" "status $rc: $(head -c 200 "$WORK/stderr")"; fi
+}
+root=0
+[ "$(id -u)" = 0 ] && root=1
+
+quiet write com.example.h Greeting -string hello
+quiet write com.example.h Count -int 3
+
+# ---------------------------------------------------------------------------
+# Output paths that are not regular files: export D PATH and convert -o PATH.
+# A character device, a FIFO and links are written through; the node stays
+# what it was.
+
+D=$WORK/dev
+mkdir -p "$D"
+# kind PATH — what stat says PATH itself is.
+kind() { stat -c %F "$1" 2>/dev/null; }
+
+if [ "$root" = 1 ]; then
+    # The test's own null device (1,3), in its own directory.
+    mknod -m 0666 "$D/null" c 1 3
+    for verb in export convert; do
+        if [ $verb = export ]; then args=(export com.example.h "$D/null"); else
+            "$PREFS" export com.example.h "$WORK/files/h.plist"
+            args=(convert -convert binary1 -o "$D/null" "$WORK/files/h.plist")
+        fi
+        p "${args[@]}"
+        if [ "$rc" = 0 ] && [ "$(kind "$D/null")" = "character special file" ] && [ "$(stat -c %a "$D/null")" = 666 ]; then
+            pass "output/$verb to a device node: written through, still a device"
+        else
+            fail "output/$verb to a device node: written through, still a device" "status $rc, now $(kind "$D/null") $(stat -c %a "$D/null"); $(head -c 200 "$WORK/stderr")"
+            rm -f "$D/null"
+            mknod -m 0666 "$D/null" c 1 3
+        fi
+    done
+    # A block device is refused, untouched (the test's own node, 7,0: loop0).
+    mknod -m 0600 "$D/block" b 7 0
+    p export com.example.h "$D/block"
+    if [ "$rc" = 1 ] && [ "$(kind "$D/block")" = "block special file" ] && [ -s "$WORK/stderr" ]; then
+        pass "output/export to a block device: refused, untouched"
+    else
+        fail "output/export to a block device: refused, untouched" "status $rc, now $(kind "$D/block")"
+    fi
+    # A second user writes to the test's device node through a link it owns.
+    if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+        nobody=$(id -u nobody)
+        mkdir -p "$WORK/other" && chown "$nobody" "$WORK/other" && chmod 0755 "$WORK"
+        ln -s "$D/null" "$WORK/other/link"
+        chown -h "$nobody" "$WORK/other/link"
+        chown -R "$nobody" "$CFG"
+        setpriv --reuid="$nobody" --regid="$(id -g nobody)" --clear-groups \
+            "$PREFS" export com.example.h "$WORK/other/link" >"$WORK/stdout" 2>"$WORK/stderr"
+        rc=$?
+        if [ "$rc" = 0 ] && [ -L "$WORK/other/link" ] && [ "$(kind "$D/null")" = "character special file" ]; then
+            pass "output/a second user's export through its link to a device: written through"
+        else
+            fail "output/a second user's export through its link to a device: written through" "status $rc; link: $(kind "$WORK/other/link"), node: $(kind "$D/null"); $(head -c 200 "$WORK/stderr")"
+        fi
+        chown -R 0 "$CFG"
+    else
+        skip "output/a second user's export" "no setpriv or no user nobody"
+    fi
+else
+    skip "output/device nodes" "not root (mknod)"
+fi
+
+# A FIFO: written through to its reader; it stays a FIFO.
+mkfifo "$D/fifo"
+for verb in export convert; do
+    cat "$D/fifo" >"$WORK/out/fifo.$verb" &
+    reader=$!
+    if [ $verb = export ]; then p export com.example.h "$D/fifo"; else
+        p convert -convert xml1 -o "$D/fifo" "$WORK/files/h.plist"
+    fi
+    if [ "$(kind "$D/fifo")" != fifo ]; then
+        kill "$reader" 2>/dev/null
+        rm -f "$D/fifo"
+        mkfifo "$D/fifo"
+    fi
+    wait "$reader" 2>/dev/null
+    if [ "$rc" = 0 ] && [ "$(kind "$D/fifo")" = fifo ] && grep -q '<key>Greeting</key>' "$WORK/out/fifo.$verb"; then
+        pass "output/$verb to a FIFO: its reader gets the file, it stays a FIFO"
+    else
+        fail "output/$verb to a FIFO: its reader gets the file, it stays a FIFO" "status $rc, now $(kind "$D/fifo"), reader got $(head -c 80 "$WORK/out/fifo.$verb")"
+    fi
+done
+
+# A link to /proc/self/fd/1, as /dev/stdout is: the output reaches standard
+# output; the link stays a link.
+for verb in export convert; do
+    ln -sfn /proc/self/fd/1 "$D/stdout"
+    if [ $verb = export ]; then p export com.example.h "$D/stdout"; else
+        p convert -convert xml1 -o "$D/stdout" "$WORK/files/h.plist"
+    fi
+    if [ "$rc" = 0 ] && [ -L "$D/stdout" ] && grep -q '<key>Greeting</key>' "$WORK/stdout"; then
+        pass "output/$verb to a link to /proc/self/fd/1: written to standard output, the link kept"
+    else
+        fail "output/$verb to a link to /proc/self/fd/1: written to standard output, the link kept" "status $rc, now $(kind "$D/stdout"), stdout $(head -c 80 "$WORK/stdout")"
+    fi
+done
+
+# A link to a regular file: the file gets the output; the link stays.
+printf 'old\n' >"$WORK/files/target.plist"
+ln -sfn "$WORK/files/target.plist" "$D/link.plist"
+p export com.example.h "$D/link.plist"
+if [ "$rc" = 0 ] && [ -L "$D/link.plist" ] && grep -q '<key>Greeting</key>' "$WORK/files/target.plist"; then
+    pass "output/export to a link to a file: the file written, the link kept"
+else
+    fail "output/export to a link to a file: the file written, the link kept" "status $rc, now $(kind "$D/link.plist")"
+fi
+# A directory, and a link to nothing: refused.
+mkdir -p "$D/dir"
+ln -sfn "$D/nothing-here" "$D/dangling"
+for target in "$D/dir" "$D/dangling"; do
+    p export com.example.h "$target"
+    if [ "$rc" = 1 ] && [ -s "$WORK/stderr" ] && [ ! -e "$D/nothing-here" ]; then
+        pass "output/export to $(basename "$target"): refused"
+    else
+        fail "output/export to $(basename "$target"): refused" "status $rc"
+    fi
+done
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
