@@ -438,6 +438,12 @@ static int plain(void)
             printf("files that did not parse:\n%s\n", problems);
     }
     free_rows();
+    /* A listing that did not reach its reader (a full disk, a closed
+     * pipe) is a failure. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "prefs: cannot write standard output: %s\n", strerror(errno ? errno : EIO));
+        return 1;
+    }
     return 0;
 }
 

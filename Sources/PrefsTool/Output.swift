@@ -1,3 +1,4 @@
+import Glibc
 import PrefsCore
 
 /// Buffered writing to a file descriptor, without stdio or Foundation.
@@ -10,6 +11,10 @@ final class Output {
 
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// The `errno` of the first write that failed (a full disk, a closed
+    /// pipe, a closed descriptor); 0 while every write succeeded. Later
+    /// writes are not attempted.
+    private(set) var failure: Int32 = 0
 
     init(fd: Int32) {
         self.fd = fd
@@ -28,13 +33,27 @@ final class Output {
 
     func write(bytes: [UInt8]) {
         flush()
-        FileSystem.writeAll(fd, bytes)
+        send(bytes)
     }
 
     func flush() {
         guard !buffer.isEmpty else { return }
-        FileSystem.writeAll(fd, buffer)
+        send(buffer)
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func send(_ bytes: [UInt8]) {
+        guard failure == 0, !bytes.isEmpty else { return }
+        if !FileSystem.writeAll(fd, bytes) { failure = errno == 0 ? EIO : errno }
+    }
+
+    /// Flushes, and says whether everything written reached the descriptor.
+    /// A regular file's data may still fail to reach the disk later (the
+    /// command does not `fsync` standard output), but a full disk, a closed
+    /// pipe or a closed descriptor is seen here.
+    func finish() -> Bool {
+        flush()
+        return failure == 0
     }
 }
 

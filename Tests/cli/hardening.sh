@@ -202,5 +202,55 @@ for target in "$D/dir" "$D/dangling"; do
     fi
 done
 
+# ---------------------------------------------------------------------------
+# Standard output that cannot be written: every command that writes says so
+# and exits non-zero.
+
+# fails NAME ARGS... — prefs with stdout on /dev/full, then closed, then a
+# pipe whose reader has gone (SIGPIPE ignored, as a parent may leave it).
+fails() {
+    local name=$1
+    shift
+    "$PREFS" "$@" >/dev/full 2>"$WORK/stderr"
+    rc=$?
+    if [ "$rc" != 0 ] && grep -q 'standard output' "$WORK/stderr"; then
+        pass "stdout/$name: a full disk is an error"
+    else
+        fail "stdout/$name: a full disk is an error" "status $rc, stderr: $(head -c 200 "$WORK/stderr")"
+    fi
+    "$PREFS" "$@" 2>"$WORK/stderr" >&-
+    rc=$?
+    if [ "$rc" != 0 ] && grep -q 'standard output' "$WORK/stderr"; then
+        pass "stdout/$name: a closed descriptor is an error"
+    else
+        fail "stdout/$name: a closed descriptor is an error" "status $rc, stderr: $(head -c 200 "$WORK/stderr")"
+    fi
+    # The reader (true) has exited by the time prefs, started half a second
+    # later, writes.
+    (
+        trap '' PIPE
+        sleep 0.5
+        exec "$PREFS" "$@" 2>"$WORK/stderr"
+    ) | true
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" != 0 ] && grep -q 'standard output' "$WORK/stderr"; then
+        pass "stdout/$name: a pipe without a reader is an error"
+    else
+        fail "stdout/$name: a pipe without a reader is an error" "status $rc, stderr: $(head -c 200 "$WORK/stderr")"
+    fi
+}
+"$PREFS" export com.example.h "$WORK/files/h.plist"
+fails "read D" read com.example.h
+fails "read D K" read com.example.h Greeting
+fails "read" read
+fails "export D -" export com.example.h -
+fails "convert -o -" convert -convert xml1 -o - "$WORK/files/h.plist"
+fails "convert -p" convert -p "$WORK/files/h.plist"
+fails "domains" domains
+fails "find" find hello
+fails "help" help
+fails "ui D (the plain listing)" ui com.example.h
+fails "ui (the plain listing)" ui
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
