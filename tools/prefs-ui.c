@@ -36,6 +36,13 @@
 #include <term.h>
 #include <unistd.h>
 
+/* The terminal rule of the prefs command (C0 and C1 controls, DEL and
+ * text-direction marks escaped as \n, \t, \Uxxxx): a private export of
+ * libprefs.so, so that the command and this view escape by one rule. The
+ * first `length` bytes of `text`; a new string to PrefsFree, NULL when
+ * memory runs out. */
+extern char *prefs_tool_escape(const char *text, size_t length);
+
 struct row {
     char *key;
     char *value;
@@ -197,11 +204,43 @@ static void load(int check_files)
     }
 }
 
-/* Prints `s` in at most `width` columns at the cursor. */
+/* Prints `s` in at most `width` columns at the cursor, escaped by the
+ * terminal rule: every key, value, name and message reaches the screen
+ * through here. */
 static void put(const char *s, int width)
 {
-    if (width > 0)
-        addnstr(s, width);
+    if (width <= 0 || s == NULL)
+        return;
+    char *e = prefs_tool_escape(s, strlen(s));
+    if (e != NULL)
+        addnstr(e, width);
+    PrefsFree(e);
+}
+
+/* The same for the plain listing: the first `n` bytes of `s` to stdout. */
+static void print_shown(const char *s, size_t n)
+{
+    char *e = prefs_tool_escape(s ? s : "", s ? n : 0);
+    if (e != NULL)
+        fputs(e, stdout);
+    PrefsFree(e);
+}
+
+static void print_all_shown(const char *s)
+{
+    print_shown(s, s ? strlen(s) : 0);
+}
+
+/* Text made of lines (the files that did not parse): each line escaped. */
+static void print_lines_shown(const char *s)
+{
+    while (*s) {
+        const char *end = strchr(s, '\n');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        print_shown(s, n);
+        putchar('\n');
+        s += n + (end != NULL);
+    }
 }
 
 static void draw(void)
@@ -273,7 +312,9 @@ static void draw(void)
             const char *end = strchr(p, '\n');
             int n = end ? (int)(end - p) : (int)strlen(p);
             move(y + i, 0);
-            put(p, n < w ? n : w);
+            char *line = strndup(p, (size_t)n);
+            put(line, w);
+            free(line);
             p = end ? end + 1 : p + n;
         }
     }
@@ -428,14 +469,23 @@ static int plain(void)
 {
     load(1);
     if (listing_domains) {
-        for (size_t i = 0; i < nrows; i++)
-            printf("%s\n", rows[i].key);
+        for (size_t i = 0; i < nrows; i++) {
+            print_all_shown(rows[i].key);
+            putchar('\n');
+        }
     } else {
-        for (size_t i = 0; i < nrows; i++)
-            printf("%s = %s (%s)%s%s\n", rows[i].key, rows[i].value ? rows[i].value : "", rows[i].layer,
-                   rows[i].forced ? " forced" : "", rows[i].deflt ? " default" : "");
-        if (problems[0])
-            printf("files that did not parse:\n%s\n", problems);
+        for (size_t i = 0; i < nrows; i++) {
+            print_all_shown(rows[i].key);
+            fputs(" = ", stdout);
+            print_all_shown(rows[i].value);
+            fputs(" (", stdout);
+            print_all_shown(rows[i].layer);
+            printf(")%s%s\n", rows[i].forced ? " forced" : "", rows[i].deflt ? " default" : "");
+        }
+        if (problems[0]) {
+            printf("files that did not parse:\n");
+            print_lines_shown(problems);
+        }
     }
     free_rows();
     /* A listing that did not reach its reader (a full disk, a closed
@@ -476,7 +526,12 @@ int main(int argc, char **argv)
         PrefsErrorRef e = PrefsCopyLastError();
         if (e != NULL && PrefsErrorGetCode(e) == kPrefsErrorInvalidApplicationID) {
             char *m = PrefsErrorCopyDescription(e);
-            fprintf(stderr, "prefs: cannot use '%s' as a domain: %s\n", argv[1], m ? m : "");
+            char *shown_name = prefs_tool_escape(argv[1], strlen(argv[1]));
+            char *shown_why = prefs_tool_escape(m ? m : "", m ? strlen(m) : 0);
+            fprintf(stderr, "prefs: cannot use '%s' as a domain: %s\n", shown_name ? shown_name : "",
+                    shown_why ? shown_why : "");
+            PrefsFree(shown_name);
+            PrefsFree(shown_why);
             PrefsFree(m);
             PrefsRelease(e);
             return 1;

@@ -74,7 +74,9 @@ enum Command {
         let target = try Target.resolve(word, host: host)
         if args.count == 2 {
             let key = args.last!
-            Output.standard.line(OldStylePlist.formatBare(try value(key, of: target)))
+            // The value as scripts read it (strings raw), escaped only
+            // when it goes to a terminal.
+            Output.standard.data(OldStylePlist.formatBare(try value(key, of: target)) + "\n")
         } else {
             Output.standard.line(OldStylePlist.format(.dictionary(try target.existingValues())))
         }
@@ -97,7 +99,7 @@ enum Command {
     }
 
     private static func absent(_ key: String, in target: Target) -> Failure {
-        .refused("The domain/default pair of (\(target.name), \(key)) does not exist")
+        .refused("The domain/default pair of (\(shown(target.name)), \(shown(key))) does not exist")
     }
 
     /// The user's domains for the chosen host, the global domain first when
@@ -138,7 +140,7 @@ enum Command {
         let rest = args.dropFirst()
         if rest.count == 1 { return try writeDictionary(rest.first!, to: args.first!, host) }
         let key = rest.first!
-        if ValueGrammar.isFlag(key) { throw .unusable("a key is missing before \(key)") }
+        if ValueGrammar.isFlag(key) { throw .unusable("a key is missing before \(shown(key))") }
         let edit = try ValueGrammar.parse(rest.dropFirst())
         let target = try Target.resolve(args.first!, host: host)
         let current = try target.values()
@@ -151,14 +153,14 @@ enum Command {
             switch current[k] {
             case nil: value = .array(items)
             case let old? where old.kind == .array: value = .array(old.arrayValue! + items)
-            case _?: throw .unusable("the value of \(quoted(key)) in \(target.name) is not an array")
+            case _?: throw .unusable("the value of \(quoted(key)) in \(shown(target.name)) is not an array")
             }
         case .dictAdd(let entries):
             var d: PropertyListDictionary
             switch current[k] {
             case nil: d = [:]
             case let old? where old.kind == .dictionary: d = old.dictionaryValue!
-            case _?: throw .unusable("the value of \(quoted(key)) in \(target.name) is not a dictionary")
+            case _?: throw .unusable("the value of \(quoted(key)) in \(shown(target.name)) is not a dictionary")
             }
             for (ek, ev) in entries { d[PropertyList.Key(ek)] = ev }
             value = .dictionary(d)
@@ -248,10 +250,10 @@ enum Command {
         do throws(PrefsError) {
             parsed = try PropertyList.parse(bytes)
         } catch {
-            throw .unusable("\(shown) does not parse (\(error.message))")
+            throw .unusable("\(TerminalText.escaped(shown)) does not parse (\(error.message))")
         }
         guard let entries = parsed.dictionaryValue else {
-            throw .unusable("\(shown) holds \(article(parsed.kind)), not a dictionary")
+            throw .unusable("\(TerminalText.escaped(shown)) holds \(article(parsed.kind)), not a dictionary")
         }
         let target = try Target.resolve(args.first!, host: host)
         _ = try target.values()  // refuses a domain file that does not parse
@@ -278,7 +280,7 @@ enum Command {
             throw .refused("prefs: \(error.message)")
         }
         if destination == "-" {
-            Output.standard.write(bytes: bytes)
+            try Output.standard.document(bytes, format)
         } else {
             do throws(PrefsError) {
                 try FileSystem.replaceUserFile(destination, with: bytes)
@@ -320,7 +322,7 @@ enum Command {
                 names.append(app)
             }
         }
-        Output.standard.line(names.joined(separator: ", "))
+        Output.standard.line(names.map(shown).joined(separator: ", "))
         for p in problems { Output.error.line(p) }
     }
 
@@ -342,9 +344,9 @@ enum Command {
             for (k, v) in values where has(k.string) || matches(v) { hits[k] = v }
             guard !hits.isEmpty else { continue }
             found = true
-            Output.standard.line("Found \(hits.count) keys in domain '\(name)': \(OldStylePlist.format(.dictionary(hits)))")
+            Output.standard.line("Found \(hits.count) keys in domain \(quoted(name)): \(OldStylePlist.format(.dictionary(hits)))")
         }
         for p in problems { Output.error.line(p) }
-        if !found { throw .refused("No domain, key, nor value containing '\(word)'") }
+        if !found { throw .refused("No domain, key, nor value containing \(quoted(word))") }
     }
 }

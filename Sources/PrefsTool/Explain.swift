@@ -29,7 +29,7 @@ enum Explain {
         }
         if args.count == 2 {
             let (key, found) = entries[0]
-            if found.isEmpty { throw .refused("The domain/default pair of (\(word), \(key)) does not exist") }
+            if found.isEmpty { throw .refused("The domain/default pair of (\(shown(word)), \(shown(key))) does not exist") }
             print(key, found)
             return
         }
@@ -41,16 +41,16 @@ enum Explain {
             print(key, found)
             printed += 1
         }
-        if printed == 0 { throw .refused("Domain \(word) does not exist") }
+        if printed == 0 { throw .refused("Domain \(shown(word)) does not exist") }
     }
 
     /// `<key> = <value> (<layer>[, forced])`, then `  shadowed: <value> (<layer>)`.
     private static func print(_ key: String, _ found: [(value: PropertyList, source: PreferenceSource)]) {
         let first = found[0]
         let forced = first.source.layer == .managed ? ", forced" : ""
-        Output.standard.line("\(key) = \(OldStylePlist.formatBare(first.value)) (\(first.source)\(forced))")
+        Output.standard.line("\(shown(key)) = \(shown(first.value)) (\(shown("\(first.source)"))\(forced))")
         for other in found.dropFirst() {
-            Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(other.source))")
+            Output.standard.line("  shadowed: \(shown(other.value)) (\(shown("\(other.source)")))")
         }
     }
 }

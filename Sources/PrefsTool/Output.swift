@@ -21,14 +21,33 @@ final class Output {
         buffer.reserveCapacity(4096)
     }
 
+    /// Whether the descriptor is a terminal.
+    lazy var isTerminal: Bool = isatty(fd) == 1
+
+    /// Appends text for people: every character of the terminal rule
+    /// (``TerminalText``) is escaped, newlines and tabs kept.
     func write(_ s: String) {
+        raw(TerminalText.escaped(s, keepingLayout: true))
+    }
+
+    /// ``write(_:)`` and a newline.
+    func line(_ s: String) {
+        write(s)
+        buffer.append(0x0A)
+    }
+
+    /// Appends `s` exactly as it is: only for output that programs read
+    /// (see ``data(_:)``).
+    func raw(_ s: String) {
         buffer.append(contentsOf: s.utf8)
         if buffer.count >= 65536 { flush() }
     }
 
-    func line(_ s: String) {
-        write(s)
-        buffer.append(0x0A)
+    /// A value or a file's text that scripts read (`read D K`, `convert
+    /// -p`, generated code, XML): exactly as it is when the descriptor is
+    /// not a terminal, and escaped as ``write(_:)`` escapes when it is one.
+    func data(_ s: String) {
+        if isTerminal { write(s) } else { raw(s) }
     }
 
     func write(bytes: [UInt8]) {
@@ -88,5 +107,34 @@ struct Failure: Error {
     }
 }
 
-/// Quoting for messages: `'text'`.
-func quoted(_ s: String) -> String { "'\(s)'" }
+/// Quoting for messages: `'text'`, every character of the terminal rule
+/// escaped, newlines included (a quoted name cannot forge a line).
+func quoted(_ s: String) -> String { "'\(TerminalText.escaped(s))'" }
+
+/// A key, value, name or path as a message or a listing shows it: escaped
+/// by the terminal rule, newlines included.
+func shown(_ s: String) -> String { TerminalText.escaped(s) }
+
+/// A value as a one-line listing shows it: a string escaped whole (as
+/// ``shown(_:)``), anything else in its old-style text form (which escapes
+/// its strings and keys already).
+func shown(_ v: PropertyList) -> String {
+    if case .string(let s) = v.value { return TerminalText.escaped(s) }
+    return OldStylePlist.formatBare(v)
+}
+
+extension Output {
+    /// A property-list file's bytes written to this descriptor (`export D
+    /// -`, `convert -o -`): as they are, unless the descriptor is a
+    /// terminal. Then XML is shown as ``data(_:)`` shows text (escaped by
+    /// the terminal rule) and a binary property list is refused, as `gzip`
+    /// refuses to write compressed data to a terminal: its bytes are not
+    /// text.
+    func document(_ bytes: [UInt8], _ format: Command.FileFormat) throws(Failure) {
+        guard isTerminal else { return write(bytes: bytes) }
+        if format == .binary1 {
+            throw .refused("prefs: a binary property list is not written to a terminal; redirect standard output to a file or a pipe")
+        }
+        write(String(decoding: bytes, as: UTF8.self))
+    }
+}

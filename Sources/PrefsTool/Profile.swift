@@ -71,7 +71,8 @@ enum Profile {
         return type.contains(".") && ApplicationID.problem(type) == nil && !type.hasPrefix(".")
     }
 
-    static func plan(_ bytes: [UInt8], shown: String) throws(Failure) -> Plan {
+    static func plan(_ bytes: [UInt8], shown name: String) throws(Failure) -> Plan {
+        let shown = TerminalText.escaped(name)
         // A signed profile is a CMS (DER) envelope: an ASN.1 SEQUENCE.
         if bytes.first == 0x30 {
             throw .refused(
@@ -112,7 +113,7 @@ enum Profile {
                 continue
             }
             let type = string(p, "PayloadType") ?? ""
-            let name = "\(where_) (\(type.isEmpty ? "no PayloadType" : type))"
+            let name = "\(where_) (\(type.isEmpty ? "no PayloadType" : TerminalText.escaped(type)))"
             if p[PropertyList.Key("PayloadEnabled")]?.booleanValue == false {
                 plan.skipped.append("\(name): PayloadEnabled is false")
                 continue
@@ -124,26 +125,27 @@ enum Profile {
                 }
                 for (domainKey, settings) in content.sortedByKey() {
                     let domain = domainKey.string
+                    let shownDomain = TerminalText.escaped(domain)
                     guard ApplicationID.problem(domain) == nil, let s = settings.dictionaryValue else {
                         plan.skipped.append("\(name): domain \(quoted(domain)): not a domain name with a dictionary")
                         continue
                     }
                     for (level, entries) in s.sortedByKey() {
                         guard level.string == "Forced" else {
-                            plan.skipped.append("\(name): \(domain): \(level.string) settings (only Forced ones are applied)")
+                            plan.skipped.append("\(name): \(shownDomain): \(TerminalText.escaped(level.string)) settings (only Forced ones are applied)")
                             continue
                         }
                         let items: [PropertyList] = entries.arrayValue ?? [entries]
                         for (i, entry) in items.enumerated() {
                             guard let e = entry.dictionaryValue else {
-                                plan.skipped.append("\(name): \(domain): Forced item \(i + 1) is not a dictionary")
+                                plan.skipped.append("\(name): \(shownDomain): Forced item \(i + 1) is not a dictionary")
                                 continue
                             }
                             for (k, v) in e.sortedByKey() {
                                 if k.string == "mcx_preference_settings", let values = v.dictionaryValue {
                                     add(domain, values)
                                 } else {
-                                    plan.skipped.append("\(name): \(domain): Forced \(k.string)")
+                                    plan.skipped.append("\(name): \(shownDomain): Forced \(TerminalText.escaped(k.string))")
                                 }
                             }
                         }
@@ -162,7 +164,7 @@ enum Profile {
                 do throws(PrefsError) {
                     try PropertyList.checkStorable(v, forKey: k.string)
                 } catch {
-                    throw .refused("prefs: \(shown): \(domain): \(error.message); nothing was written")
+                    throw .refused("prefs: \(shown): \(TerminalText.escaped(domain)): \(error.message); nothing was written")
                 }
             }
         }
@@ -238,11 +240,11 @@ enum Profile {
         do throws(PrefsError) {
             try store.replaceManagedFiles(changes)
         } catch {
-            throw .refused("prefs: cannot install \(plan.identifier): \(error.message)")
+            throw .refused("prefs: cannot install \(TerminalText.escaped(plan.identifier)): \(error.message)")
         }
-        let scope = user.map { "for \($0)" } ?? "for everyone"
-        let domains = plan.domains.keys.sorted().joined(separator: ", ")
-        Output.standard.line("Installed \(plan.identifier) \(scope): \(domains.isEmpty ? "no domain" : domains)")
+        let scope = user.map { "for \(TerminalText.escaped($0))" } ?? "for everyone"
+        let domains = plan.domains.keys.sorted().map { TerminalText.escaped($0) }.joined(separator: ", ")
+        Output.standard.line("Installed \(TerminalText.escaped(plan.identifier)) \(scope): \(domains.isEmpty ? "no domain" : domains)")
     }
 
     static func remove(_ identifier: String, user: String?) throws(Failure) {
@@ -251,8 +253,8 @@ enum Profile {
         }
         let receiptFile = receiptPath(identifier, user: user)
         guard let receipt = readReceipt(receiptFile) else {
-            let scope = user.map { "for \($0)" } ?? "for everyone"
-            throw .refused("Profile \(identifier) is not installed \(scope)")
+            let scope = user.map { "for \(TerminalText.escaped($0))" } ?? "for everyone"
+            throw .refused("Profile \(TerminalText.escaped(identifier)) is not installed \(scope)")
         }
         var changes: [(path: String, bytes: [UInt8]?)] = installedFiles(receipt)
             .filter { $0.hasPrefix(directory(user: user) + "/") }.map { ($0, nil) }
@@ -260,9 +262,9 @@ enum Profile {
         do throws(PrefsError) {
             try store.replaceManagedFiles(changes)
         } catch {
-            throw .refused("prefs: cannot remove \(identifier): \(error.message)")
+            throw .refused("prefs: cannot remove \(TerminalText.escaped(identifier)): \(error.message)")
         }
-        Output.standard.line("Removed \(identifier)")
+        Output.standard.line("Removed \(TerminalText.escaped(identifier))")
     }
 
     /// One line per installed profile: identifier, scope, domains.
@@ -280,10 +282,10 @@ enum Profile {
                     let id = r[PropertyList.Key("PayloadIdentifier")]?.stringValue
                 else { continue }
                 let listed: [PropertyList] = r[PropertyList.Key("Domains")]?.arrayValue ?? []
-                let domains = listed.compactMap(\.stringValue)
-                let scope = user.map { "user \($0)" } ?? "everyone"
-                var line = "\(id) (\(scope)): \(domains.isEmpty ? "no domain" : domains.joined(separator: ", "))"
-                if let display = r[PropertyList.Key("PayloadDisplayName")]?.stringValue { line += " — \(display)" }
+                let domains = listed.compactMap(\.stringValue).map { TerminalText.escaped($0) }
+                let scope = user.map { "user \(TerminalText.escaped($0))" } ?? "everyone"
+                var line = "\(TerminalText.escaped(id)) (\(scope)): \(domains.isEmpty ? "no domain" : domains.joined(separator: ", "))"
+                if let display = r[PropertyList.Key("PayloadDisplayName")]?.stringValue { line += " — \(TerminalText.escaped(display))" }
                 lines.append(line)
             }
         }

@@ -13,8 +13,8 @@ enum Schema {
         switch verb {
         case "show": try show(word)
         case "check": try check(word)
-        case "c": let (app, source, schema) = try load(word); Output.standard.write(CHeader.generate(schema, application: app, source: source))
-        case "swift": let (_, source, schema) = try load(word); Output.standard.write(SwiftKeys.generate(schema, source: source))
+        case "c": let (app, source, schema) = try load(word); Output.standard.data(CHeader.generate(schema, application: app, source: source))
+        case "swift": let (_, source, schema) = try load(word); Output.standard.data(SwiftKeys.generate(schema, source: source))
         default: throw .usage("unknown schema command \(quoted(verb)): show, check, c or swift")
         }
     }
@@ -55,7 +55,7 @@ enum Schema {
         }
         guard let found else {
             let places = store.locations.schemaPaths(of: app).joined(separator: ", ")
-            throw .refused("prefs: no schema is installed for \(word) (looked for \(places))")
+            throw .refused("prefs: no schema is installed for \(shown(word)) (looked for \(places))")
         }
         return (app, found.path, found.schema)
     }
@@ -64,18 +64,18 @@ enum Schema {
     /// type, default, values, title and description.
     static func show(_ word: String) throws(Failure) {
         let (_, path, schema) = try installed(try application(word), word)
-        Output.standard.line("schema: \(path)")
+        Output.standard.line("schema: \(shown(path))")
         for s in schema.keyed {
-            Output.standard.line(s.key!)
+            Output.standard.line(shown(s.key!))
             var type = s.type
             if s.minimum != nil || s.maximum != nil {
                 type += " (\(s.minimum.map(number) ?? "") ... \(s.maximum.map(number) ?? ""))"
             }
-            Output.standard.line("  type: \(type)")
-            if let d = s.defaultValue { Output.standard.line("  default: \(OldStylePlist.formatBare(d))") }
+            Output.standard.line("  type: \(shown(type))")
+            if let d = s.defaultValue { Output.standard.line("  default: \(shown(d))") }
             if let v = s.values { Output.standard.line("  values: \(OldStylePlist.format(.array(v)))") }
-            if let t = s.title { Output.standard.line("  title: \(t)") }
-            if let d = s.description { Output.standard.line("  description: \(d)") }
+            if let t = s.title { Output.standard.line("  title: \(shown(t))") }
+            if let d = s.description { Output.standard.line("  description: \(shown(d))") }
         }
     }
 
@@ -91,9 +91,9 @@ enum Schema {
         }
         let problems = schema.problems
         if problems.isEmpty {
-            Output.standard.line("\(path): OK")
+            Output.standard.line("\(shown(path)): OK")
             return
         }
-        throw .refused(problems.map { "\(path): \($0)" }.joined(separator: "\n"))
+        throw .refused(problems.map { "\(shown(path)): \(shown($0))" }.joined(separator: "\n"))
     }
 }

@@ -26,7 +26,7 @@ struct Target {
         }
         if word.hasPrefix("/") {
             if host.given {
-                throw .usage("\(host.flag) cannot be used with a file path (\(word)): a file is one domain of its own")
+                throw .usage("\(host.flag) cannot be used with a file path (\(shown(word))): a file is one domain of its own")
             }
             return try file(word)
         }
@@ -90,7 +90,7 @@ struct Target {
     /// The values of a domain that must exist (hold at least one key).
     func existingValues() throws(Failure) -> PropertyListDictionary {
         let v = try values()
-        if v.isEmpty { throw .refused("Domain \(name) does not exist") }
+        if v.isEmpty { throw .refused("Domain \(shown(name)) does not exist") }
         return v
     }
 
@@ -136,7 +136,7 @@ struct HostChoice {
     static func named(_ host: String) throws(Failure) -> HostChoice {
         let id = Locations.fromEnvironment().hostID
         guard host == id else {
-            throw .usage("-host \(host): only this machine's host id (\(id)) can be given; the library keeps no ByHost domains for other hosts")
+            throw .usage("-host \(shown(host)): only this machine's host id (\(id)) can be given; the library keeps no ByHost domains for other hosts")
         }
         return HostChoice(domainHost: .current, flag: "-host")
     }

@@ -154,16 +154,17 @@ for verb in export convert; do
     if [ $verb = export ]; then p export com.example.h "$D/fifo"; else
         p convert -convert xml1 -o "$D/fifo" "$WORK/files/h.plist"
     fi
-    if [ "$(kind "$D/fifo")" != fifo ]; then
+    now=$(kind "$D/fifo")
+    if [ "$now" != fifo ]; then
         kill "$reader" 2>/dev/null
         rm -f "$D/fifo"
         mkfifo "$D/fifo"
     fi
     wait "$reader" 2>/dev/null
-    if [ "$rc" = 0 ] && [ "$(kind "$D/fifo")" = fifo ] && grep -q '<key>Greeting</key>' "$WORK/out/fifo.$verb"; then
+    if [ "$rc" = 0 ] && [ "$now" = fifo ] && grep -q '<key>Greeting</key>' "$WORK/out/fifo.$verb"; then
         pass "output/$verb to a FIFO: its reader gets the file, it stays a FIFO"
     else
-        fail "output/$verb to a FIFO: its reader gets the file, it stays a FIFO" "status $rc, now $(kind "$D/fifo"), reader got $(head -c 80 "$WORK/out/fifo.$verb")"
+        fail "output/$verb to a FIFO: its reader gets the file, it stays a FIFO" "status $rc, now $now, reader got $(head -c 80 "$WORK/out/fifo.$verb")"
     fi
 done
 
@@ -251,6 +252,106 @@ fails "find" find hello
 fails "help" help
 fails "ui D (the plain listing)" ui com.example.h
 fails "ui (the plain listing)" ui
+
+
+# ---------------------------------------------------------------------------
+# The terminal: every command fed keys, values, names and paths holding ESC
+# (a screen clear, a window title), CR (hiding text behind "fake"), the C1
+# CSI U+009B and the override U+202E, run in a pseudo-terminal
+# (Tests/cli/terminal.py), and the bytes that reach it checked.
+
+if command -v python3 >/dev/null; then
+    # Old-style escapes of the hostile text, and the text itself.
+    HOS='\U001b[2Jfake\U001b]0;pwned\U0007\U000dfake\U009b31m\U202eevil'
+    H=$'\e[2Jfake\e]0;pwned\a\rfake\u009b31m\u202eevil'
+    export XDG_DATA_HOME=$WORK/data
+    mkdir -p "$XDG_DATA_HOME/prefs/schemas"
+    printf '{ "k%s" = "%s"; plain = "%s"; n = (1, "%s"); }' "$HOS" "$HOS" "$HOS" "$HOS" >"$WORK/files/evil.txt"
+    "$PREFS" convert -convert binary1 -o "$WORK/files/evil.bplist" "$WORK/files/evil.txt"
+    cp "$WORK/files/evil.bplist" "$CFG/com.example.evil.plist"
+    cp "$WORK/files/evil.bplist" "$CFG/com.example.evil2.plist"
+    cp "$WORK/files/evil.bplist" "$CFG/com.evil$H.plist"
+    printf '{ PreferenceSpecifiers = ( { Type = PSTextFieldSpecifier; Key = "k%s"; Title = "%s"; Description = "%s"; DefaultValue = "%s"; } ); }' \
+        "$HOS" "$HOS" "$HOS" "$HOS" >"$WORK/files/schema.txt"
+    "$PREFS" convert -convert binary1 -o "$XDG_DATA_HOME/prefs/schemas/com.example.evil.plist" "$WORK/files/schema.txt"
+    EVILPATH=$WORK/files/bad$H.plist
+    printf 'not a plist (' >"$EVILPATH"
+    printf '{ PayloadIdentifier = "com.example.p%s"; PayloadDisplayName = "%s"; PayloadType = Configuration; PayloadContent = ( { PayloadType = "com.example.q%s"; PayloadIdentifier = x; Key = v; } ); }' \
+        "$HOS" "$HOS" "$HOS" >"$WORK/files/profile.txt"
+    "$PREFS" convert -convert binary1 -o "$WORK/files/evil.mobileconfig" "$WORK/files/profile.txt"
+    mkdir -p "$MAN/.profiles"
+    printf '{ PayloadIdentifier = "com.example.r%s"; PayloadDisplayName = "%s"; Domains = ("com.example.d%s"); Files = (); }' \
+        "$HOS" "$HOS" "$HOS" >"$WORK/files/receipt.txt"
+    "$PREFS" convert -convert binary1 -o "$MAN/.profiles/com.example.r.plist" "$WORK/files/receipt.txt"
+
+    # term NAME [terminal.py options] -- ARGS... — runs prefs ARGS in a
+    # pseudo-terminal; passes when the bytes that reached it are clean.
+    term() {
+        local name=$1
+        shift
+        local opts=()
+        while [ "$1" != "--" ]; do
+            opts+=("$1")
+            shift
+        done
+        shift
+        if python3 "$HERE/terminal.py" "${opts[@]}" -- "$PREFS" "$@" >"$WORK/term.log" 2>&1; then
+            pass "terminal/$name"
+        else
+            fail "terminal/$name" "$(head -c 300 "$WORK/term.log")"
+        fi
+    }
+    term "read" -- read
+    term "read D" -- read com.example.evil
+    term "read D K (a hostile key and value)" -- read com.example.evil "k$H"
+    term "read D K (a hostile value)" -- read com.example.evil plain
+    term "read D K (an absent hostile key)" -- read com.example.evil "x$H"
+    term "read-type D K" -- read-type com.example.evil "x$H"
+    term "write D '<hostile text>'" -- write com.example.evil "$H"
+    term "write D K -int <hostile text>" -- write com.example.evil n -int "$H"
+    term "write D K -array-add to a string" -- write com.example.evil "k$H" -array-add x
+    term "rename D <absent hostile key>" -- rename com.example.evil "x$H" y
+    term "delete D <absent hostile key>" -- delete com.example.evil "x$H"
+    term "delete <hostile domain>" -- delete "com.absent$H"
+    term "find (hostile matches)" -- find pwned
+    term "find (a hostile word, nothing found)" -- find "$H"
+    term "domains (a hostile domain name)" -- domains
+    term "explain D" -- explain com.example.evil
+    term "explain D K" -- explain com.example.evil "k$H"
+    term "explain D <absent hostile key>" -- explain com.example.evil "x$H"
+    term "explain <hostile domain>" -- explain "com.absent$H"
+    term "export D - (XML to a terminal)" -- export com.example.evil -
+    term "export D - -format binary1" -- export com.example.evil - -format binary1
+    term "export <hostile domain>" -- export "com.absent$H" -
+    term "export D <hostile path in a missing directory>" -- export com.example.evil "$WORK/missing$H/x.plist"
+    term "import D <hostile path>" -- import com.example.x "$EVILPATH"
+    term "import D <hostile path that is missing>" -- import com.example.x "$EVILPATH.missing"
+    term "convert -lint <hostile path>" -- convert -lint "$EVILPATH"
+    term "convert -p (hostile values)" -- convert -p "$WORK/files/evil.bplist"
+    term "convert -convert xml1 -o - (hostile values)" -- convert -convert xml1 -o - "$WORK/files/evil.bplist"
+    term "convert -convert binary1 -o - (to a terminal)" -- convert -convert binary1 -o - "$WORK/files/evil.txt"
+    term "convert -convert xml1 <hostile path>" -- convert -convert xml1 "$EVILPATH"
+    term "schema show (hostile key, title, description, default)" -- schema show com.example.evil
+    term "schema check <hostile path>" -- schema check "$EVILPATH"
+    term "schema c (hostile schema)" -- schema c com.example.evil
+    term "schema show <hostile domain>" -- schema show "com.absent$H"
+    term "profile install (hostile identifier, name, payload type)" -- profile install "$WORK/files/evil.mobileconfig"
+    term "profile install <hostile path>" -- profile install "$EVILPATH"
+    term "profile list (a hostile receipt)" -- profile list
+    term "profile remove <hostile identifier>" -- profile remove "com.example.p$H"
+    term "profile install -user <hostile name>" -- profile install -user "u$H" "$WORK/files/evil.mobileconfig"
+    term "an unknown hostile verb" -- "$H"
+    term "-host <hostile name>" -- -host "$H" read com.example.evil
+    term "watch D (a hostile change)" --then "1.5:$PREFS write com.example.evil 'w$H' -string '$H'" --stop 3 -- watch com.example.evil
+    term "ui D (the screen)" --screen --keys 2:q -- ui com.example.evil
+    term "ui D: d on a hostile key (the status line)" --screen --keys 1.5:d --keys 2.5:q -- ui com.example.evil2
+    term "ui (the list of domains)" --screen --keys 2:q -- ui
+    term "ui <hostile domain>" -- ui "/$H"
+    TERM=dumb term "ui D, the plain listing (TERM=dumb)" -- ui com.example.evil
+    unset XDG_DATA_HOME
+else
+    skip "terminal/*" "no python3"
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
