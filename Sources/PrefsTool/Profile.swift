@@ -21,10 +21,7 @@ enum Profile {
         if args.first == "-user" {
             args.removeFirst()
             guard let name = args.popFirst() else { throw .usage("-user needs a user name") }
-            if name.isEmpty || name.hasPrefix(".") || name.contains("/") {
-                throw .usage("-user \(quoted(name)): not a user name")
-            }
-            user = name
+            user = try account(name, existing: verb == "install")
         }
         switch verb {
         case "install":
@@ -39,6 +36,26 @@ enum Profile {
         default:
             throw .usage("unknown profile command \(quoted(verb)); usage: prefs \(form)")
         }
+    }
+
+    /// The user `-user` names: the name of an existing account (as the
+    /// system's user database knows it, `getpwnam`), whose managed
+    /// directory is `$PREFS_MANAGED_DIR/<name>`. Refused: any other word,
+    /// and account names that would be taken for something else in the
+    /// managed directory (`.profiles`, `<id>.plist`, `<id>.d`), so that a
+    /// profile for one user never writes where everyone's files are.
+    /// Without `existing` (for `remove`, which only deletes what a receipt
+    /// lists), an account that has since been deleted is accepted too.
+    static func account(_ name: String, existing: Bool) throws(Failure) -> String {
+        if name.isEmpty || name.hasPrefix(".") || name.contains("/") || name.hasSuffix(".plist")
+            || name.hasSuffix(Locations.dropInSuffix) || name.unicodeScalars.contains(where: TerminalText.isUnsafe)
+        {
+            throw .usage("-user \(quoted(name)): not a user name the managed directory can hold")
+        }
+        guard !existing || getpwnam(name) != nil else {
+            throw .refused("prefs: -user \(quoted(name)): no such user (the name of an existing account is needed); nothing was written")
+        }
+        return name
     }
 
     // MARK: Reading a profile

@@ -353,5 +353,32 @@ else
     skip "terminal/*" "no python3"
 fi
 
+
+# ---------------------------------------------------------------------------
+# Configuration profiles.
+
+PROFILES=$HERE/profiles
+PID=com.example.fleet.profile
+export PREFS_MANAGED_DIR=$WORK/managed-profiles
+MAN=$PREFS_MANAGED_DIR
+mkdir -p "$MAN"
+
+# -user takes the name of an existing account only, and never a name that
+# is a file or directory of everyone's in the managed directory.
+for name in com.example.other.plist com.example.other.d no-such-user-here; do
+    p profile install -user "$name" "$PROFILES/fleet.mobileconfig"
+    if [ "$rc" != 0 ] && [ ! -e "$MAN/$name" ] && [ -z "$(ls -A "$MAN" 2>/dev/null | grep -v '^\.profiles$')" ]; then
+        pass "profile/-user $name: refused, nothing made"
+    else
+        fail "profile/-user $name: refused, nothing made" "status $rc; $(ls -A "$MAN" 2>&1 | tr '\n' ' ')"
+    fi
+    rm -rf "${MAN:?}/$name"
+done
+me=$(id -un)
+p profile install -user "$me" "$PROFILES/fleet.mobileconfig"
+ok "profile/-user <an existing account>: installed in its directory" test "$rc" = 0 -a -f "$MAN/$me/com.example.editor.d/$PID.plist"
+p profile remove -user "$me" "$PID"
+ok "profile/-user <an existing account>: removed" test "$rc" = 0 -a ! -e "$MAN/$me/com.example.editor.d/$PID.plist"
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
