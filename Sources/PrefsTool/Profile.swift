@@ -106,6 +106,21 @@ enum Profile {
             throw .refused("prefs: \(shown) is not a configuration profile (not a dictionary); nothing was written")
         }
         func string(_ d: PropertyListDictionary, _ key: String) -> String? { d[PropertyList.Key(key)]?.stringValue }
+        // Identifiers and names become file names, receipt entries and
+        // lines of `profile list`: a control character (a newline forging a
+        // second line, an escape sequence) or a direction override in any
+        // of them refuses the whole profile.
+        func checkNames(_ d: PropertyListDictionary, _ place: String) throws(Failure) {
+            for key in ["PayloadIdentifier", "PayloadUUID", "PayloadDisplayName", "PayloadType"] {
+                if let v = string(d, key) { try checkName(v, "\(place)\(key)") }
+            }
+        }
+        func checkName(_ v: String, _ what: String) throws(Failure) {
+            if v.unicodeScalars.contains(where: TerminalText.isUnsafe) {
+                throw .refused("prefs: \(shown): \(what) \(quoted(v)) holds a control or text-direction character; nothing was written")
+            }
+        }
+        try checkNames(top, "")
         guard let identifier = string(top, "PayloadIdentifier"), !identifier.isEmpty else {
             throw .refused("prefs: \(shown) has no PayloadIdentifier; nothing was written")
         }
@@ -129,6 +144,7 @@ enum Profile {
                 plan.skipped.append("\(where_): not a dictionary")
                 continue
             }
+            try checkNames(p, "\(where_): ")
             let type = string(p, "PayloadType") ?? ""
             let name = "\(where_) (\(type.isEmpty ? "no PayloadType" : TerminalText.escaped(type)))"
             if p[PropertyList.Key("PayloadEnabled")]?.booleanValue == false {
@@ -143,6 +159,7 @@ enum Profile {
                 for (domainKey, settings) in content.sortedByKey() {
                     let domain = domainKey.string
                     let shownDomain = TerminalText.escaped(domain)
+                    try checkName(domain, "\(name): the domain")
                     guard ApplicationID.problem(domain) == nil, let s = settings.dictionaryValue else {
                         plan.skipped.append("\(name): domain \(quoted(domain)): not a domain name with a dictionary")
                         continue
@@ -265,7 +282,9 @@ enum Profile {
     }
 
     static func remove(_ identifier: String, user: String?) throws(Failure) {
-        if ApplicationID.problem(identifier) != nil || identifier.hasPrefix(".") {
+        if ApplicationID.problem(identifier) != nil || identifier.hasPrefix(".")
+            || identifier.unicodeScalars.contains(where: TerminalText.isUnsafe)
+        {
             throw .refused("prefs: \(quoted(identifier)) is not a profile identifier")
         }
         let receiptFile = receiptPath(identifier, user: user)

@@ -380,5 +380,32 @@ ok "profile/-user <an existing account>: installed in its directory" test "$rc" 
 p profile remove -user "$me" "$PID"
 ok "profile/-user <an existing account>: removed" test "$rc" = 0 -a ! -e "$MAN/$me/com.example.editor.d/$PID.plist"
 
+
+# Identifiers and names with control characters: the profile is refused,
+# nothing is written (no file name with a newline, no forged list line).
+# mkprofile NAME TEXT — an old-style profile TEXT as a binary profile NAME.
+mkprofile() {
+    printf '%s' "$2" >"$WORK/files/$1.txt"
+    "$PREFS" convert -convert binary1 -o "$WORK/files/$1" "$WORK/files/$1.txt"
+}
+PAYLOAD='PayloadContent = ( { PayloadType = com.example.editor; PayloadIdentifier = p1; Theme = dark; } );'
+mkprofile nl-id "{ PayloadIdentifier = \"com.example.a\\nforged (everyone): com.example.bank\"; PayloadType = Configuration; $PAYLOAD }"
+mkprofile esc-name "{ PayloadIdentifier = com.example.b; PayloadDisplayName = \"Fleet\\U001b]0;x\\U0007\"; PayloadType = Configuration; $PAYLOAD }"
+mkprofile cr-uuid "{ PayloadIdentifier = com.example.c; PayloadUUID = \"1234\\U000d5678\"; PayloadType = Configuration; $PAYLOAD }"
+mkprofile bidi-payload-id "{ PayloadIdentifier = com.example.d; PayloadType = Configuration; PayloadContent = ( { PayloadType = com.example.editor; PayloadIdentifier = \"p\\U202e1\"; Theme = dark; } ); }"
+mkprofile nl-domain "{ PayloadIdentifier = com.example.e; PayloadType = Configuration; PayloadContent = ( { PayloadType = com.apple.ManagedClient.preferences; PayloadIdentifier = p; PayloadContent = { \"com.example.x\\ny\" = { Forced = ( { mcx_preference_settings = { k = v; }; } ); }; }; } ); }"
+mkprofile c1-type "{ PayloadIdentifier = com.example.f; PayloadType = Configuration; PayloadContent = ( { PayloadType = \"com.example.\\U009bq\"; PayloadIdentifier = p; Theme = dark; } ); }"
+for f in nl-id esc-name cr-uuid bidi-payload-id nl-domain c1-type; do
+    before=$(find "$MAN" | sort)
+    p profile install "$WORK/files/$f"
+    if [ "$rc" = 1 ] && [ "$(find "$MAN" | sort)" = "$before" ] && grep -q 'nothing was written' "$WORK/stderr"; then
+        pass "profile/$f: refused, nothing written"
+    else
+        fail "profile/$f: refused, nothing written" "status $rc; $(head -c 200 "$WORK/stderr")"
+    fi
+done
+p profile list
+ok "profile/list: no forged line" test "$rc" = 0 -a ! -s "$WORK/stdout"
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
