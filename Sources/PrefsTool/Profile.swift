@@ -233,6 +233,43 @@ enum Profile {
         return v.dictionaryValue
     }
 
+    /// What `path` holds now: its bytes when it is a regular file, `nil`
+    /// when nothing (or something else) is there.
+    static func currentBytes(_ path: String) -> [UInt8]? {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return try? FileSystem.readUserFile(path)
+    }
+
+    /// Applies `changes` (after `first`, when given) to the managed
+    /// directory as one change: when any write or removal fails, every
+    /// file is put back as it was before, and the failure is reported with
+    /// "nothing was changed". Should putting back fail too, the message says
+    /// so; the receipt written first then still lists every file, for
+    /// `profile remove`.
+    static func transact(
+        _ changes: [(path: String, bytes: [UInt8]?)], first: (path: String, bytes: [UInt8]?)?, what: String
+    ) throws(Failure) {
+        var before: [(path: String, bytes: [UInt8]?)] = []
+        for (path, _) in (first.map { [$0] } ?? []) + changes where !before.contains(where: { $0.path == path }) {
+            before.append((path, currentBytes(path)))
+        }
+        do throws(PrefsError) {
+            if let first { try store.replaceManagedFiles([first]) }
+            try store.replaceManagedFiles(changes)
+        } catch {
+            var unrestored: [String] = []
+            for (path, bytes) in before.reversed() where currentBytes(path) != bytes {
+                do throws(PrefsError) { try store.replaceManagedFiles([(path, bytes)]) } catch {
+                    unrestored.append(TerminalText.escaped(path))
+                }
+            }
+            if unrestored.isEmpty { throw .refused("prefs: cannot \(what): \(error.message); nothing was changed") }
+            throw .refused(
+                "prefs: cannot \(what): \(error.message); could not put back \(unrestored.joined(separator: ", ")) as they were")
+        }
+    }
+
     // MARK: Verbs
 
     static func install(_ file: String, user: String?) throws(Failure) {
@@ -246,6 +283,7 @@ enum Profile {
         let plan = try plan(bytes, shown: shown)
         var changes: [(path: String, bytes: [UInt8]?)] = []
         var written: [String] = []
+        var pending: (path: String, bytes: [UInt8]?)? = nil
         do throws(PrefsError) {
             for domain in plan.domains.keys.sorted() {
                 let path = dropIn(domain, plan.identifier, user: user)
@@ -266,16 +304,18 @@ enum Profile {
             if let u = plan.uuid { receipt["PayloadUUID"] = .string(u) }
             if let user { receipt["User"] = .string(user) }
             if !plan.skipped.isEmpty { receipt["NotApplied"] = .array(plan.skipped.map { .string($0) }) }
+            // Written first, the receipt lists every file the install may
+            // leave behind if it is killed half-way (the new drop-ins and
+            // the old ones not yet removed), so that remove can undo it.
+            var pendingReceipt = receipt
+            pendingReceipt["Files"] = .array((written + changes.filter { $0.bytes == nil }.map(\.path)).map { .string($0) })
+            pending = (receiptFile, try PropertyList.dictionary(pendingReceipt).xmlData())
             changes.append((receiptFile, try PropertyList.dictionary(receipt).xmlData()))
         } catch {
             throw .refused("prefs: \(error.message); nothing was written")
         }
         for s in plan.skipped { Output.error.line("prefs: not applied: \(s)") }
-        do throws(PrefsError) {
-            try store.replaceManagedFiles(changes)
-        } catch {
-            throw .refused("prefs: cannot install \(TerminalText.escaped(plan.identifier)): \(error.message)")
-        }
+        try transact(changes, first: pending, what: "install \(TerminalText.escaped(plan.identifier))")
         let scope = user.map { "for \(TerminalText.escaped($0))" } ?? "for everyone"
         let domains = plan.domains.keys.sorted().map { TerminalText.escaped($0) }.joined(separator: ", ")
         Output.standard.line("Installed \(TerminalText.escaped(plan.identifier)) \(scope): \(domains.isEmpty ? "no domain" : domains)")
@@ -295,11 +335,7 @@ enum Profile {
         var changes: [(path: String, bytes: [UInt8]?)] = installedFiles(receipt)
             .filter { $0.hasPrefix(directory(user: user) + "/") }.map { ($0, nil) }
         changes.append((receiptFile, nil))
-        do throws(PrefsError) {
-            try store.replaceManagedFiles(changes)
-        } catch {
-            throw .refused("prefs: cannot remove \(TerminalText.escaped(identifier)): \(error.message)")
-        }
+        try transact(changes, first: nil, what: "remove \(TerminalText.escaped(identifier))")
         Output.standard.line("Removed \(TerminalText.escaped(identifier))")
     }
 

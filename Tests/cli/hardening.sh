@@ -407,5 +407,33 @@ done
 p profile list
 ok "profile/list: no forged line" test "$rc" = 0 -a ! -s "$WORK/stdout"
 
+
+# An install is all or nothing: the second domain's drop-in directory cannot
+# be made (a file is in the way), so the first domain's drop-in must not
+# stay forced, and no receipt is left.
+printf 'in the way\n' >"$MAN/com.example.viewer.d"
+before=$(find "$MAN" -type f ! -name .prefs-changes -printf '%p %s\n' | sort)
+p profile install "$PROFILES/fleet.mobileconfig"
+if [ "$rc" = 1 ] && [ ! -e "$MAN/com.example.editor.d/$PID.plist" ] && [ ! -e "$MAN/.profiles/$PID.plist" ] &&
+    [ "$(find "$MAN" -type f ! -name .prefs-changes -printf '%p %s\n' | sort)" = "$before" ]; then
+    pass "profile/install: a later write fails, nothing is left"
+else
+    fail "profile/install: a later write fails, nothing is left" "status $rc; $(find "$MAN" -type f | tr '\n' ' ')"
+fi
+rm -f "$MAN/com.example.viewer.d"
+# A reinstall that fails leaves the earlier install exactly as it was.
+quiet profile install "$PROFILES/fleet-v2.mobileconfig"
+mkdir -p "$MAN/com.example.viewer.d" && chmod 0755 "$MAN/com.example.viewer.d"
+printf 'in the way\n' >"$WORK/files/way" && rm -rf "$MAN/com.example.viewer.d" && cp "$WORK/files/way" "$MAN/com.example.viewer.d"
+before=$(find "$MAN" -type f ! -name .prefs-changes -exec md5sum {} + | sort)
+p profile install "$PROFILES/fleet.mobileconfig"
+if [ "$rc" = 1 ] && [ "$(find "$MAN" -type f ! -name .prefs-changes -exec md5sum {} + | sort)" = "$before" ]; then
+    pass "profile/reinstall: a later write fails, the earlier install is as it was"
+else
+    fail "profile/reinstall: a later write fails, the earlier install is as it was" "status $rc; $(head -c 200 "$WORK/stderr")"
+fi
+rm -f "$MAN/com.example.viewer.d"
+quiet profile remove "$PID"
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
