@@ -228,6 +228,40 @@ enum Profile {
         return files.compactMap(\.stringValue)
     }
 
+    /// What a receipt says each file it lists held when the profile wrote
+    /// it (``fingerprint(_:)``); empty for receipts written before
+    /// fingerprints were kept.
+    static func fingerprints(_ receipt: PropertyListDictionary) -> [String: String] {
+        var out: [String: String] = [:]
+        for (k, v) in receipt[PropertyList.Key("Fingerprints")]?.dictionaryValue ?? [:] {
+            if let s = v.stringValue { out[k.string] = s }
+        }
+        return out
+    }
+
+    /// A 64-bit FNV-1a hash of `bytes`, in hex: tells whether a drop-in
+    /// still holds what the profile wrote, or another tool (or a hand) has
+    /// written it since. Not a defence against whoever can write the
+    /// managed directory (root): only a record of what was ours.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        let hex = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - hex.utf8.count) + hex
+    }
+
+    /// Whether `path` is a file this profile made and nobody changed since:
+    /// listed in its receipt and, when the receipt kept its fingerprint,
+    /// still holding those bytes. Missing files count as ours (nothing to
+    /// overwrite or delete).
+    static func isOurs(_ path: String, _ receipt: PropertyListDictionary?) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return true }
+        guard let receipt, installedFiles(receipt).contains(path), (st.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard let recorded = fingerprints(receipt)[path] else { return true }
+        return currentBytes(path).map(fingerprint) == recorded
+    }
+
     static func readReceipt(_ path: String) -> PropertyListDictionary? {
         guard let bytes = try? FileSystem.readUserFile(path), let v = try? PropertyList.parse(bytes) else { return nil }
         return v.dictionaryValue
@@ -284,19 +318,36 @@ enum Profile {
         var changes: [(path: String, bytes: [UInt8]?)] = []
         var written: [String] = []
         var pending: (path: String, bytes: [UInt8]?)? = nil
+        var prints = PropertyListDictionary()
+        let receiptFile = receiptPath(plan.identifier, user: user)
+        let oldReceipt = readReceipt(receiptFile)
         do throws(PrefsError) {
             for domain in plan.domains.keys.sorted() {
                 let path = dropIn(domain, plan.identifier, user: user)
-                changes.append((path, try PropertyList.dictionary(plan.domains[domain]!).xmlData()))
+                // A profile writes only files it made: another tool's
+                // drop-in of the same name is left alone, and so is one of
+                // ours that someone has changed since.
+                guard isOurs(path, oldReceipt) else {
+                    throw PrefsError(
+                        .invalidArgument,
+                        "\(TerminalText.escaped(path)) exists and was not written by this profile (or was changed since)")
+                }
+                let bytes = try PropertyList.dictionary(plan.domains[domain]!).xmlData()
+                changes.append((path, bytes))
                 written.append(path)
+                prints[PropertyList.Key(path)] = .string(fingerprint(bytes))
             }
-            let receiptFile = receiptPath(plan.identifier, user: user)
-            for old in installedFiles(readReceipt(receiptFile) ?? [:]) where !written.contains(old) {
-                if old.hasPrefix(directory(user: user) + "/") { changes.append((old, nil)) }
+            for old in installedFiles(oldReceipt ?? [:]) where !written.contains(old) && old.hasPrefix(directory(user: user) + "/") {
+                if isOurs(old, oldReceipt) {
+                    changes.append((old, nil))
+                } else {
+                    Output.error.line("prefs: left \(TerminalText.escaped(old)): changed since the profile wrote it")
+                }
             }
             var receipt: PropertyListDictionary = [
                 "PayloadIdentifier": .string(plan.identifier),
                 "Files": .array(written.map { .string($0) }),
+                "Fingerprints": .dictionary(prints),
                 "Domains": .array(plan.domains.keys.sorted().map { .string($0) }),
                 "InstallDate": .date(Double(time(nil))),
             ]
@@ -308,7 +359,13 @@ enum Profile {
             // leave behind if it is killed half-way (the new drop-ins and
             // the old ones not yet removed), so that remove can undo it.
             var pendingReceipt = receipt
-            pendingReceipt["Files"] = .array((written + changes.filter { $0.bytes == nil }.map(\.path)).map { .string($0) })
+            let removing = changes.filter { $0.bytes == nil }.map(\.path)
+            pendingReceipt["Files"] = .array((written + removing).map { .string($0) })
+            var pendingPrints = prints
+            for (path, print) in fingerprints(oldReceipt ?? [:]) where removing.contains(path) {
+                pendingPrints[PropertyList.Key(path)] = .string(print)
+            }
+            pendingReceipt["Fingerprints"] = .dictionary(pendingPrints)
             pending = (receiptFile, try PropertyList.dictionary(pendingReceipt).xmlData())
             changes.append((receiptFile, try PropertyList.dictionary(receipt).xmlData()))
         } catch {
@@ -332,8 +389,15 @@ enum Profile {
             let scope = user.map { "for \(TerminalText.escaped($0))" } ?? "for everyone"
             throw .refused("Profile \(TerminalText.escaped(identifier)) is not installed \(scope)")
         }
-        var changes: [(path: String, bytes: [UInt8]?)] = installedFiles(receipt)
-            .filter { $0.hasPrefix(directory(user: user) + "/") }.map { ($0, nil) }
+        var changes: [(path: String, bytes: [UInt8]?)] = []
+        for file in installedFiles(receipt) where file.hasPrefix(directory(user: user) + "/") {
+            // Only what the profile wrote and nobody has changed since.
+            if isOurs(file, receipt) {
+                changes.append((file, nil))
+            } else {
+                Output.error.line("prefs: left \(TerminalText.escaped(file)): changed since \(TerminalText.escaped(identifier)) wrote it")
+            }
+        }
         changes.append((receiptFile, nil))
         try transact(changes, first: nil, what: "remove \(TerminalText.escaped(identifier))")
         Output.standard.line("Removed \(TerminalText.escaped(identifier))")

@@ -435,5 +435,32 @@ fi
 rm -f "$MAN/com.example.viewer.d"
 quiet profile remove "$PID"
 
+
+# A profile writes and removes only files it made: another tool's drop-in
+# of the same name is neither overwritten nor deleted.
+mkdir -p "$MAN/com.example.editor.d"
+printf '<?xml version="1.0"?><plist version="1.0"><dict><key>Theme</key><string>tool</string></dict></plist>\n' >"$WORK/files/tool.plist"
+cp "$WORK/files/tool.plist" "$MAN/com.example.editor.d/$PID.plist"
+p profile install "$PROFILES/fleet.mobileconfig"
+if [ "$rc" = 1 ] && cmp -s "$WORK/files/tool.plist" "$MAN/com.example.editor.d/$PID.plist" && [ ! -e "$MAN/.profiles/$PID.plist" ] &&
+    [ ! -e "$MAN/com.example.viewer.d/$PID.plist" ]; then
+    pass "profile/install: another tool's drop-in of the same name is not overwritten"
+else
+    fail "profile/install: another tool's drop-in of the same name is not overwritten" "status $rc; $(head -c 200 "$WORK/stderr")"
+fi
+rm -f "$MAN/com.example.editor.d/$PID.plist"
+quiet profile install "$PROFILES/fleet.mobileconfig"
+# Another tool replaces the profile's drop-in after the install: remove
+# leaves it.
+cp "$WORK/files/tool.plist" "$MAN/com.example.editor.d/$PID.plist"
+p profile remove "$PID"
+if [ "$rc" = 0 ] && cmp -s "$WORK/files/tool.plist" "$MAN/com.example.editor.d/$PID.plist" &&
+    [ ! -e "$MAN/com.example.viewer.d/$PID.plist" ] && [ ! -e "$MAN/.profiles/$PID.plist" ] && grep -q 'left' "$WORK/stderr"; then
+    pass "profile/remove: a drop-in another tool has written since is left"
+else
+    fail "profile/remove: a drop-in another tool has written since is left" "status $rc; $(head -c 200 "$WORK/stderr")"
+fi
+rm -f "$MAN/com.example.editor.d/$PID.plist"
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
