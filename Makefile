@@ -331,6 +331,7 @@ test-schema-swift: build
 test-ui: deps
 	$(MAKE) install $(STAGE_VARS)
 	bash Tests/ui/run.sh $(STAGE)
+	bash Tests/ui/editing.sh $(STAGE)
 
 test-install: build
 	MAKE='$(MAKE)' $(C_ENV) bash Tests/packaging/install-check.sh

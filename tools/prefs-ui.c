@@ -330,21 +330,32 @@ static void draw(void)
     refresh();
 }
 
-/* Reads a line at the bottom, starting with `initial`; 1 when accepted. */
-static int prompt(const char *label, char *buf, size_t size, const char *initial)
+/* Reads a line at the bottom, starting with `initial`: a new string to
+ * free when accepted (as long as typed: nothing is cut), NULL when
+ * cancelled or when memory runs out. */
+static char *prompt_line(const char *label, const char *initial)
 {
-    size_t n = strlen(initial);
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, initial, n);
-    buf[n] = 0;
+    size_t n = strlen(initial), size = n + 256;
+    char *buf = malloc(size);
+    if (buf == NULL)
+        return NULL;
+    memcpy(buf, initial, n + 1);
     timeout(-1);
     curs_set(1);
     for (;;) {
         move(LINES - 2, 0);
         clrtoeol();
-        put(label, COLS);
+        /* A long label (a long key) keeps to half the line, so that what
+         * is typed shows. */
         int lw = (int)strlen(label);
+        if (lw > COLS / 2) {
+            lw = COLS / 2;
+            put(label, lw - 6);
+            put(" ... ", 5);
+        } else {
+            put(label, lw);
+        }
+        move(LINES - 2, lw);
         int avail = COLS - lw - 1;
         const char *shown = buf + ((int)n > avail && avail > 0 ? n - (size_t)avail : 0);
         put(shown, avail);
@@ -353,12 +364,13 @@ static int prompt(const char *label, char *buf, size_t size, const char *initial
         if (c == '\n' || c == '\r' || c == KEY_ENTER) {
             curs_set(0);
             timeout(250);
-            return 1;
+            return buf;
         }
         if (c == 27) {
             curs_set(0);
             timeout(250);
-            return 0;
+            free(buf);
+            return NULL;
         }
         if (c == 21) { /* Ctrl-U: clears the line */
             n = 0;
@@ -369,11 +381,145 @@ static int prompt(const char *label, char *buf, size_t size, const char *initial
                 n--;
             while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80);
             buf[n] = 0;
-        } else if (c >= 32 && c < 256 && c != 127 && n + 1 < size) {
+        } else if (c >= 32 && c < 256 && c != 127) {
+            if (n + 1 >= size) {
+                char *bigger = realloc(buf, size * 2);
+                if (bigger == NULL)
+                    continue;
+                buf = bigger;
+                size *= 2;
+            }
             buf[n++] = (char)c;
             buf[n] = 0;
         }
     }
+}
+
+/* prompt_line into a buffer of `size` bytes (the filter): 1 when accepted. */
+static int prompt(const char *label, char *buf, size_t size, const char *initial)
+{
+    char *line = prompt_line(label, initial);
+    if (line == NULL)
+        return 0;
+    snprintf(buf, size, "%s", line);
+    free(line);
+    return 1;
+}
+
+/* A date typed as `YYYY-MM-DD HH:MM:SS +0000` (as shown, quotes allowed)
+ * or `YYYY-MM-DDTHH:MM:SSZ`, read by the library's own XML reader (so the
+ * calendar is the library's); NULL, and the status says why, otherwise. */
+static PrefsPropertyListRef parse_date(const char *text)
+{
+    char iso[21];
+    size_t n = strlen(text);
+    if (n >= 2 && text[0] == '"' && text[n - 1] == '"') {
+        text++;
+        n -= 2;
+    }
+    if (n == 25 && text[10] == ' ' && text[19] == ' ' && !strncmp(text + 20, "+0000", 5)) {
+        memcpy(iso, text, 19);
+        iso[10] = 'T';
+        iso[19] = 'Z';
+        iso[20] = 0;
+    } else if (n == 20 && text[10] == 'T' && text[19] == 'Z') {
+        memcpy(iso, text, 20);
+        iso[20] = 0;
+    } else {
+        iso[0] = 0;
+    }
+    for (size_t i = 0; iso[0] && i < 19; i++)
+        if (!(isdigit((unsigned char)iso[i]) || i == 4 || i == 7 || i == 10 || i == 13 || i == 16))
+            iso[0] = 0;
+    if (iso[0]) {
+        char xml[128];
+        snprintf(xml, sizeof xml, "<?xml version=\"1.0\"?><plist version=\"1.0\"><date>%s</date></plist>", iso);
+        PrefsPropertyListRef v = PrefsPropertyListCreateWithData(xml, strlen(xml), NULL);
+        if (v != NULL && PrefsGetType(v) == kPrefsTypeDate)
+            return v;
+        PrefsRelease(v);
+    }
+    set_status("refused: '%.200s' is not a date (YYYY-MM-DD HH:MM:SS +0000, the value is one); nothing changed", text,
+               NULL);
+    return NULL;
+}
+
+/* Whether `v` is written on one line, as old-style text, without changing
+ * any type: strings and containers of strings only (old-style text has no
+ * numbers, booleans or dates, and the description of data does not read
+ * back). */
+static int strings_only(PrefsPropertyListRef v)
+{
+    switch (PrefsGetType(v)) {
+    case kPrefsTypeString:
+        return 1;
+    case kPrefsTypeArray:
+        for (size_t i = 0; i < PrefsArrayGetCount((PrefsArrayRef)v); i++)
+            if (!strings_only(PrefsArrayGetValueAtIndex((PrefsArrayRef)v, i)))
+                return 0;
+        return 1;
+    case kPrefsTypeDictionary: {
+        PrefsArrayRef keys = PrefsDictionaryCopyKeys((PrefsDictionaryRef)v);
+        int ok = keys != NULL;
+        for (size_t i = 0; ok && i < PrefsArrayGetCount(keys); i++) {
+            PrefsStringRef k = (PrefsStringRef)PrefsArrayGetValueAtIndex(keys, i);
+            const char *key = PrefsStringGetCString(k);
+            ok = strlen(key) == PrefsStringGetLength(k) &&
+                 strings_only(PrefsDictionaryGetValue((PrefsDictionaryRef)v, key));
+        }
+        PrefsRelease(keys);
+        return ok;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The text the editor starts with for `v`: a form that reads back as the
+ * same value and type, on one line, never cut. A new string to free;
+ * NULL when the value cannot be edited on one line (*why says why). */
+static char *edit_text(PrefsPropertyListRef v, const char **why)
+{
+    *why = NULL;
+    if (v == NULL)
+        return copy_string("");
+    PrefsType t = PrefsGetType(v);
+    if (t == kPrefsTypeData) {
+        size_t n = PrefsDataGetLength((PrefsDataRef)v);
+        const uint8_t *b = PrefsDataGetBytePtr((PrefsDataRef)v);
+        char *out = malloc(2 * n + 3);
+        if (out == NULL)
+            return NULL;
+        out[0] = '<';
+        for (size_t i = 0; i < n; i++)
+            snprintf(out + 1 + 2 * i, 3, "%02x", b[i]);
+        out[2 * n + 1] = '>';
+        out[2 * n + 2] = 0;
+        return out;
+    }
+    if ((t == kPrefsTypeArray || t == kPrefsTypeDictionary) && !strings_only(v)) {
+        *why = "an array or dictionary holding numbers, booleans, dates or data is not edited on one line (its "
+               "types would be lost): use prefs write";
+        return NULL;
+    }
+    /* Strings are quoted and escaped on one line; containers of strings
+     * lose only the line breaks and indentation of their layout (a string
+     * inside holds no raw newline: it is escaped). */
+    char *d = PrefsCopyDescription(v);
+    if (d == NULL)
+        return NULL;
+    char *w = d;
+    for (char *r = d; *r; r++) {
+        if (*r == '\n') {
+            while (r[1] == ' ')
+                r++;
+            *w++ = ' ';
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = 0;
+    return d;
 }
 
 /* The text typed for a value that held `old`: old-style plist text, or for
@@ -398,6 +544,8 @@ static PrefsPropertyListRef parse_value(const char *text, PrefsPropertyListRef o
         set_status("refused: '%.200s' is not a number (the value is one); nothing changed", text, NULL);
         return NULL;
     }
+    if (t == kPrefsTypeDate)
+        return parse_date(text);
     if (t == kPrefsTypeBoolean) {
         if (!strcasecmp(text, "YES") || !strcasecmp(text, "true") || !strcmp(text, "1"))
             return PrefsBooleanCreate(true);
@@ -445,22 +593,35 @@ static void edit(void)
 {
     if (nrows == 0)
         return;
-    char key[512], text[4096];
+    char key[512];
     snprintf(key, sizeof key, "%s", rows[selected].key);
     PrefsPropertyListRef old = PrefsCopyAppValue(key, app);
-    char *current = one_line(old);
-    char label[600];
-    snprintf(label, sizeof label, "%s = ", key);
-    if (prompt(label, text, sizeof text, current ? current : "")) {
-        PrefsPropertyListRef v = parse_value(text, old);
-        if (v != NULL) {
-            store(key, v);
-            PrefsRelease(v);
-        }
+    const char *why = NULL;
+    char *current = edit_text(old, &why);
+    size_t label_size = strlen(key) + 4;
+    char *label = malloc(label_size);
+    if (current == NULL || label == NULL) {
+        set_status("not edited: %s", why ? why : "out of memory", NULL);
     } else {
-        set_status("edit cancelled", NULL, NULL);
+        snprintf(label, label_size, "%s = ", key);
+        char *text = prompt_line(label, current);
+        if (text == NULL) {
+            set_status("edit cancelled", NULL, NULL);
+        } else if (strcmp(text, current) == 0) {
+            /* Accepted as it was shown: nothing is written, so nothing can
+             * change (not even a date's fraction of a second). */
+            set_status("unchanged: %s", key, NULL);
+        } else {
+            PrefsPropertyListRef v = parse_value(text, old);
+            if (v != NULL) {
+                store(key, v);
+                PrefsRelease(v);
+            }
+        }
+        free(text);
     }
-    PrefsFree(current);
+    free(label);
+    free(current);
     PrefsRelease(old);
 }
 
