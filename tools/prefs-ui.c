@@ -45,6 +45,8 @@ extern char *prefs_tool_escape(const char *text, size_t length);
 
 struct row {
     char *key;
+    size_t key_len;  /* in bytes: more than strlen(key) when it holds a NUL */
+    int key_has_nul; /* the C API cannot name it: no action acts on it */
     char *value;
     char layer[64];
     int forced, deflt;
@@ -128,7 +130,7 @@ static int matches(const char *key, const char *value)
     return 0;
 }
 
-static void add_row(const char *key, char *value, const char *layer, int forced, int deflt)
+static void add_row(const char *key, size_t key_len, char *value, const char *layer, int forced, int deflt)
 {
     struct row *r = realloc(rows, (nrows + 1) * sizeof *rows);
     if (r == NULL) {
@@ -136,7 +138,15 @@ static void add_row(const char *key, char *value, const char *layer, int forced,
         return;
     }
     rows = r;
-    rows[nrows].key = copy_string(key);
+    rows[nrows].key = malloc(key_len + 1);
+    if (rows[nrows].key == NULL) {
+        PrefsFree(value);
+        return;
+    }
+    memcpy(rows[nrows].key, key, key_len);
+    rows[nrows].key[key_len] = 0;
+    rows[nrows].key_len = key_len;
+    rows[nrows].key_has_nul = strlen(key) != key_len;
     rows[nrows].value = value;
     snprintf(rows[nrows].layer, sizeof rows[nrows].layer, "%s", layer);
     rows[nrows].forced = forced;
@@ -146,7 +156,9 @@ static void add_row(const char *key, char *value, const char *layer, int forced,
 
 static int by_key(const void *a, const void *b)
 {
-    return strcmp(((const struct row *)a)->key, ((const struct row *)b)->key);
+    const struct row *x = a, *y = b;
+    int c = memcmp(x->key, y->key, x->key_len < y->key_len ? x->key_len : y->key_len);
+    return c ? c : (x->key_len > y->key_len) - (x->key_len < y->key_len);
 }
 
 /* Reads the rows again; `check_files` also asks which files did not parse. */
@@ -155,11 +167,11 @@ static void load(int check_files)
     free_rows();
     if (listing_domains) {
         PrefsArrayRef list = PrefsCopyApplicationList(kPrefsCurrentUser, kPrefsAnyHost);
-        add_row("NSGlobalDomain", NULL, "", 0, 0);
+        add_row("NSGlobalDomain", strlen("NSGlobalDomain"), NULL, "", 0, 0);
         for (size_t i = 0; list && i < PrefsArrayGetCount(list); i++) {
             const char *name = PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(list, i));
             if (matches(name, NULL))
-                add_row(name, NULL, "", 0, 0);
+                add_row(name, strlen(name), NULL, "", 0, 0);
         }
         PrefsRelease(list);
         return;
@@ -167,7 +179,16 @@ static void load(int check_files)
     PrefsDictionaryRef all = PrefsCopyAppDictionary(app);
     PrefsArrayRef keys = all ? PrefsDictionaryCopyKeys(all) : NULL;
     for (size_t i = 0; keys && i < PrefsArrayGetCount(keys); i++) {
-        const char *key = PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(keys, i));
+        PrefsStringRef key_string = (PrefsStringRef)PrefsArrayGetValueAtIndex(keys, i);
+        const char *key = PrefsStringGetCString(key_string);
+        size_t key_len = PrefsStringGetLength(key_string);
+        if (strlen(key) != key_len) {
+            /* A key holding a NUL: the C API would read a shorter key (and
+             * another key's value). Shown, never acted on. */
+            if (matches(key, NULL))
+                add_row(key, key_len, NULL, "?", 0, 0);
+            continue;
+        }
         PrefsSource source = kPrefsSourceNone;
         char *domain = NULL, layer[64];
         PrefsPropertyListRef v = PrefsCopyAppValueAndSource(key, app, &source, &domain);
@@ -176,7 +197,7 @@ static void load(int check_files)
         if (v != NULL && !(source == kPrefsSourceLanguage && domain == NULL)) {
             char *text = one_line(v);
             if (matches(key, text))
-                add_row(key, text, layer_name(source, domain, layer, sizeof layer),
+                add_row(key, key_len, text, layer_name(source, domain, layer, sizeof layer),
                         source == kPrefsSourceManaged,
                         source == kPrefsSourceRegistration || source == kPrefsSourceSchema);
             else
@@ -212,6 +233,17 @@ static void put(const char *s, int width)
     if (width <= 0 || s == NULL)
         return;
     char *e = prefs_tool_escape(s, strlen(s));
+    if (e != NULL)
+        addnstr(e, width);
+    PrefsFree(e);
+}
+
+/* put() for the first `n` bytes of `s` (a key holding a NUL shows whole). */
+static void put_n(const char *s, size_t n, int width)
+{
+    if (width <= 0 || s == NULL)
+        return;
+    char *e = prefs_tool_escape(s, n);
     if (e != NULL)
         addnstr(e, width);
     PrefsFree(e);
@@ -286,7 +318,7 @@ static void draw(void)
             attron(A_REVERSE);
         mvhline(y, 0, ' ', w);
         move(y, 0);
-        put(r->key, keyw);
+        put_n(r->key, r->key_len, keyw);
         if (!listing_domains) {
             move(y, keyw + 1);
             put(r->value ? r->value : "", valw);
@@ -593,8 +625,15 @@ static void edit(void)
 {
     if (nrows == 0)
         return;
-    char key[512];
-    snprintf(key, sizeof key, "%s", rows[selected].key);
+    if (rows[selected].key_has_nul) {
+        set_status("this key holds a NUL byte, which the terminal view cannot name: nothing changed", NULL, NULL);
+        return;
+    }
+    /* The row's own key, whatever its length: a copy, since a reload
+     * frees the rows. */
+    char *key = copy_string(rows[selected].key);
+    if (key == NULL)
+        return;
     PrefsPropertyListRef old = PrefsCopyAppValue(key, app);
     const char *why = NULL;
     char *current = edit_text(old, &why);
@@ -622,6 +661,7 @@ static void edit(void)
     }
     free(label);
     free(current);
+    free(key);
     PrefsRelease(old);
 }
 
@@ -636,7 +676,7 @@ static int plain(void)
         }
     } else {
         for (size_t i = 0; i < nrows; i++) {
-            print_all_shown(rows[i].key);
+            print_shown(rows[i].key, rows[i].key_len);
             fputs(" = ", stdout);
             print_all_shown(rows[i].value);
             fputs(" (", stdout);
@@ -772,9 +812,16 @@ int main(int argc, char **argv)
             break;
         case 'd':
             if (!listing_domains && nrows) {
-                char key[512];
-                snprintf(key, sizeof key, "%s", rows[selected].key);
-                store(key, NULL);
+                /* Exactly the key shown, whatever its length. */
+                if (rows[selected].key_has_nul) {
+                    set_status("this key holds a NUL byte, which the terminal view cannot name: nothing changed",
+                               NULL, NULL);
+                } else {
+                    char *key = copy_string(rows[selected].key);
+                    if (key != NULL)
+                        store(key, NULL);
+                    free(key);
+                }
             }
             break;
         case 'h':

@@ -7,7 +7,9 @@
 #
 #   Enter, Enter (the editor accepted unchanged) leaves a date a date,
 #   the integers and booleans inside a dictionary what they were, runs of
-#   spaces inside a string, and a string of 5,000 bytes whole.
+#   spaces inside a string, and a string of 5,000 bytes whole;
+#   d and an edit on a key of 600 bytes act on that key, not on another key
+#   that is its 511-byte prefix.
 #
 # One line per check, then "N passed, N failed"; exit status 0 or 1.
 
@@ -115,6 +117,36 @@ wait_for "saved|refused" 2
 same "ui/an edited string keeps its runs of spaces" "a    b     c  d" "$("$PREFS" read $APP Spaces)"
 T send-keys -t ui q
 sleep 0.3
+
+# Keys of 600 bytes and their 511-byte prefix: each action acts on the key shown.
+APP2=com.example.longkeys
+SHORT=$(head -c 511 /dev/zero | tr '\0' k)
+KEY600=$(head -c 600 /dev/zero | tr '\0' k)
+"$PREFS" write $APP2 "$SHORT" -string short
+"$PREFS" write $APP2 "$KEY600" -string long
+T send-keys -t ui "$PREFS ui $APP2" Enter
+wait_for "prefs ui: $APP2 \(2 keys\)" 5 || fail "ui/long keys: view" "no view"
+# The rows are sorted: the prefix first, the 600-byte key second.
+T send-keys -t ui Home Down Enter
+wait_for "k \.\.\. long" 2
+T send-keys -t ui C-u
+T send-keys -t ui -l edited
+T send-keys -t ui Enter
+wait_for "saved|refused" 2
+if [ "$("$PREFS" read $APP2 "$KEY600")" = edited ] && [ "$("$PREFS" read $APP2 "$SHORT")" = short ] &&
+    [ "$("$PREFS" read $APP2 | grep -c '=')" = 2 ]; then
+    pass "ui/an edit of a 600-byte key sets that key, and no other"
+else
+    fail "ui/an edit of a 600-byte key sets that key, and no other" "$("$PREFS" read $APP2 | cut -c1-40)"
+fi
+T send-keys -t ui Home Down d
+wait_for "removed" 2
+if ! "$PREFS" read $APP2 "$KEY600" >/dev/null 2>&1 && [ "$("$PREFS" read $APP2 "$SHORT")" = short ]; then
+    pass "ui/d on a 600-byte key removes that key, not its 511-byte prefix"
+else
+    fail "ui/d on a 600-byte key removes that key, not its 511-byte prefix" "$("$PREFS" read $APP2 | cut -c1-40)"
+fi
+T send-keys -t ui q
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
