@@ -355,6 +355,30 @@ fi
 
 
 # ---------------------------------------------------------------------------
+# Binary reader memory: a file of just under 64 MiB whose offset table names
+# one boolean 16 million times is read with memory a small multiple of its
+# size: the command runs with its address space limited to 4 times the file.
+
+if command -v python3 >/dev/null && command -v prlimit >/dev/null; then
+    python3 -c '
+import struct, sys
+n = (64 * 1024 * 1024 - 64 - 9 - 32) // 4
+sys.stdout.buffer.write(b"bplist00\x09" + struct.pack(">I", 8) * n + struct.pack(">6xBBQQQ", 4, 4, n, 0, 9))
+' >"$WORK/files/one-boolean.plist"
+    limit=$((4 * $(stat -c %s "$WORK/files/one-boolean.plist")))
+    prlimit --as=$limit "$PREFS" convert -lint "$WORK/files/one-boolean.plist" >"$WORK/stdout" 2>"$WORK/stderr"
+    rc=$?
+    if [ "$rc" = 0 ] && grep -q ': OK' "$WORK/stdout"; then
+        pass "binary/a 64 MiB table naming one boolean: read within 4 times the file's size"
+    else
+        fail "binary/a 64 MiB table naming one boolean: read within 4 times the file's size" "status $rc: $(head -c 200 "$WORK/stderr")"
+    fi
+    rm -f "$WORK/files/one-boolean.plist"
+else
+    skip "binary/a 64 MiB table naming one boolean" "no python3 or prlimit"
+fi
+
+# ---------------------------------------------------------------------------
 # Configuration profiles.
 
 PROFILES=$HERE/profiles

@@ -103,17 +103,23 @@ package enum FileSystem {
         guard expected <= maximumFileSize else { throw tooLarge }
         var bytes = [UInt8](repeating: 0, count: expected)
         var done = 0
+        // Once the buffer is full, reads go to a small probe first: a file
+        // read whole at its stat size ends with a read of 0 bytes, and
+        // growing the buffer for it would copy (and double) the whole file.
+        var probe = [UInt8](repeating: 0, count: 4096)
         while true {
-            if done == bytes.count {  // the file grew, or a stream's next chunk
-                guard done <= maximumFileSize else { throw tooLarge }
-                bytes.append(contentsOf: repeatElement(0, count: 4096))
-            }
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            let full = done == bytes.count
+            if full { guard done <= maximumFileSize else { throw tooLarge } }
+            let n =
+                full
+                ? probe.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+                : bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 { if errno == EINTR { continue }; throw ioError("cannot read", name) }
             if n == 0 { break }
+            if full { bytes.append(contentsOf: probe[..<n]) }  // the file grew, or a stream's next chunk
             done += n
         }
-        bytes.removeSubrange(done...)
+        if done < bytes.count { bytes.removeSubrange(done...) }
         return bytes
     }
 
