@@ -465,14 +465,16 @@ static PrefsPropertyListRef parse_date(const char *text)
             iso[0] = 0;
     if (iso[0]) {
         char xml[128];
-        snprintf(xml, sizeof xml, "<?xml version=\"1.0\"?><plist version=\"1.0\"><date>%s</date></plist>", iso);
+        snprintf(xml, sizeof xml, "<?xml version=\"1.0\"?><plist version=\"1.0\"><date>%s</date></plist>",
+                 iso);
         PrefsPropertyListRef v = PrefsPropertyListCreateWithData(xml, strlen(xml), NULL);
         if (v != NULL && PrefsGetType(v) == kPrefsTypeDate)
             return v;
         PrefsRelease(v);
     }
-    set_status("refused: '%.200s' is not a date (YYYY-MM-DD HH:MM:SS +0000, the value is one); nothing changed", text,
-               NULL);
+    set_status(
+        "refused: '%.200s' is not a date (YYYY-MM-DD HH:MM:SS +0000, the value is one); nothing changed",
+        text, NULL);
     return NULL;
 }
 
@@ -530,8 +532,9 @@ static char *edit_text(PrefsPropertyListRef v, const char **why)
         return out;
     }
     if ((t == kPrefsTypeArray || t == kPrefsTypeDictionary) && !strings_only(v)) {
-        *why = "an array or dictionary holding numbers, booleans, dates or data is not edited on one line (its "
-               "types would be lost): use prefs write";
+        *why =
+            "an array or dictionary holding numbers, booleans, dates or data is not edited on one line (its "
+            "types would be lost): use prefs write";
         return NULL;
     }
     /* Strings are quoted and escaped on one line; containers of strings
@@ -626,7 +629,8 @@ static void edit(void)
     if (nrows == 0)
         return;
     if (rows[selected].key_has_nul) {
-        set_status("this key holds a NUL byte, which the terminal view cannot name: nothing changed", NULL, NULL);
+        set_status("this key holds a NUL byte, which the terminal view cannot name: nothing changed", NULL,
+                   NULL);
         return;
     }
     /* The row's own key, whatever its length: a copy, since a reload
@@ -814,8 +818,9 @@ int main(int argc, char **argv)
             if (!listing_domains && nrows) {
                 /* Exactly the key shown, whatever its length. */
                 if (rows[selected].key_has_nul) {
-                    set_status("this key holds a NUL byte, which the terminal view cannot name: nothing changed",
-                               NULL, NULL);
+                    set_status(
+                        "this key holds a NUL byte, which the terminal view cannot name: nothing changed",
+                        NULL, NULL);
                 } else {
                     char *key = copy_string(rows[selected].key);
                     if (key != NULL)

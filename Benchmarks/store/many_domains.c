@@ -68,7 +68,9 @@ int main(int argc, char **argv)
         FILE *f = fopen(path, "w");
         if (f == NULL)
             return 1;
-        fprintf(f, "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>k</key><integer>%d</integer></dict></plist>\n",
+        fprintf(f,
+                "<?xml version=\"1.0\"?><plist "
+                "version=\"1.0\"><dict><key>k</key><integer>%d</integer></dict></plist>\n",
                 i);
         fclose(f);
     }
@@ -99,7 +101,8 @@ int main(int argc, char **argv)
         waitpid(child, NULL, 0);
         other[r] = timed_read("com.example.many0");
     }
-    printf("%d domains loaded: read %.3f ms; after own synchronize %.3f ms; after another process's write %.3f ms\n", n,
-           median(quiet, RUNS), median(own, RUNS), median(other, RUNS));
+    printf("%d domains loaded: read %.3f ms; after own synchronize %.3f ms; after another process's write "
+           "%.3f ms\n",
+           n, median(quiet, RUNS), median(own, RUNS), median(other, RUNS));
     return 0;
 }
