@@ -115,7 +115,7 @@ enum Command {
                 let v = try store.values(in: id)
                 if !v.isEmpty { out.append((app, v)) }
             } catch {
-                problems.append("prefs: \(error.message)")
+                problems.append("prefs: \(shown(error.message))")
             }
         }
         return (out, problems)
@@ -178,7 +178,7 @@ enum Command {
             if c != UInt8(ascii: "{") && c != UInt8(ascii: "<") {
                 throw .unusable("key \(quoted(text)) has no value")
             }
-            throw .unusable("cannot parse the dictionary \(quoted(text)): \(error.message)")
+            throw .unusable("cannot parse the dictionary \(quoted(text)): \(shown(error.message))")
         }
         guard let entries = parsed.dictionaryValue else {
             if parsed.kind == .string, text.utf8.first != UInt8(ascii: "\""), text.utf8.first != UInt8(ascii: "'") {
@@ -244,13 +244,13 @@ enum Command {
         do throws(PrefsError) {
             bytes = try source == "-" ? FileSystem.readToEnd(descriptor: 0, name: shown) : FileSystem.readUserFile(source)
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(TerminalText.escaped(error.message))")
         }
         let parsed: PropertyList
         do throws(PrefsError) {
             parsed = try PropertyList.parse(bytes)
         } catch {
-            throw .unusable("\(TerminalText.escaped(shown)) does not parse (\(error.message))")
+            throw .unusable("\(TerminalText.escaped(shown)) does not parse (\(TerminalText.escaped(error.message)))")
         }
         guard let entries = parsed.dictionaryValue else {
             throw .unusable("\(TerminalText.escaped(shown)) holds \(article(parsed.kind)), not a dictionary")
@@ -277,7 +277,7 @@ enum Command {
         do throws(PrefsError) {
             bytes = try format.encode(PropertyList.dictionary(values))
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         if destination == "-" {
             try Output.standard.document(bytes, format)
@@ -285,7 +285,7 @@ enum Command {
             do throws(PrefsError) {
                 try FileSystem.replaceUserFile(destination, with: bytes)
             } catch {
-                throw .refused("prefs: \(error.message)")
+                throw .refused("prefs: \(shown(error.message))")
             }
         }
     }
@@ -317,7 +317,7 @@ enum Command {
             // A file that does not parse is still a domain of the user.
             if let problem = try? store.problem(in: id) {
                 names.append(app)
-                problems.append("prefs: \(problem.message)")
+                problems.append("prefs: \(shown(problem.message))")
             } else if let v = try? store.values(in: id), !v.isEmpty {
                 names.append(app)
             }

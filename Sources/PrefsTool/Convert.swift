@@ -52,7 +52,7 @@ enum Convert {
             bytes = try path == "-" ? FileSystem.readToEnd(descriptor: 0, name: "standard input") : FileSystem.readUserFile(path)
             return try PropertyList.parse(bytes)
         } catch {
-            throw .refused("\(shown(path)): \(error.message)")
+            throw .refused("\(shown(path)): \(shown(error.message))")
         }
     }
 
@@ -80,7 +80,7 @@ enum Convert {
                 do throws(PrefsError) {
                     bytes = try format.encode(value)
                 } catch {
-                    throw .refused("\(shown(file)): \(error.message)")
+                    throw .refused("\(shown(file)): \(shown(error.message))")
                 }
                 let destination = output ?? file
                 if destination == "-" {
@@ -89,7 +89,7 @@ enum Convert {
                     do throws(PrefsError) {
                         try FileSystem.replaceUserFile(destination, with: bytes)
                     } catch {
-                        throw .refused("\(shown(file)): \(error.message)")
+                        throw .refused("\(shown(file)): \(shown(error.message))")
                     }
                 }
             } catch {

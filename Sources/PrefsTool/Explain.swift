@@ -14,18 +14,18 @@ enum Explain {
         do throws(PrefsError) {
             app = try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }
         let store = PreferencesStore.shared
         let keys: [String]
         var entries: [(String, [(value: PropertyList, source: PreferenceSource)])] = []
         do throws(PrefsError) {
-            for problem in try store.problems(application: app) { Output.error.line("prefs: \(problem.message)") }
+            for problem in try store.problems(application: app) { Output.error.line("prefs: \(shown(problem.message))") }
             Output.error.flush()
             keys = args.count == 2 ? [args.last!] : try store.dictionary(application: app).keys.sorted().map(\.string)
             for k in keys { entries.append((k, try store.sources(forKey: k, application: app))) }
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         if args.count == 2 {
             let (key, found) = entries[0]

@@ -100,7 +100,7 @@ enum Profile {
         do throws(PrefsError) {
             root = try PropertyList.parse(bytes)
         } catch {
-            throw .refused("prefs: \(shown) does not parse (\(error.message)); nothing was written")
+            throw .refused("prefs: \(shown) does not parse (\(TerminalText.escaped(error.message))); nothing was written")
         }
         guard let top = root.dictionaryValue else {
             throw .refused("prefs: \(shown) is not a configuration profile (not a dictionary); nothing was written")
@@ -198,7 +198,7 @@ enum Profile {
                 do throws(PrefsError) {
                     try PropertyList.checkStorable(v, forKey: k.string)
                 } catch {
-                    throw .refused("prefs: \(shown): \(TerminalText.escaped(domain)): \(error.message); nothing was written")
+                    throw .refused("prefs: \(shown): \(TerminalText.escaped(domain)): \(TerminalText.escaped(error.message)); nothing was written")
                 }
             }
         }
@@ -298,9 +298,9 @@ enum Profile {
                     unrestored.append(TerminalText.escaped(path))
                 }
             }
-            if unrestored.isEmpty { throw .refused("prefs: cannot \(what): \(error.message); nothing was changed") }
+            if unrestored.isEmpty { throw .refused("prefs: cannot \(what): \(shown(error.message)); nothing was changed") }
             throw .refused(
-                "prefs: cannot \(what): \(error.message); could not put back \(unrestored.joined(separator: ", ")) as they were")
+                "prefs: cannot \(what): \(shown(error.message)); could not put back \(unrestored.joined(separator: ", ")) as they were")
         }
     }
 
@@ -311,7 +311,7 @@ enum Profile {
         do throws(PrefsError) {
             bytes = try file == "-" ? FileSystem.readToEnd(descriptor: 0, name: "standard input") : FileSystem.readUserFile(file)
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         let shown = file == "-" ? "standard input" : file
         let plan = try plan(bytes, shown: shown)
@@ -369,7 +369,7 @@ enum Profile {
             pending = (receiptFile, try PropertyList.dictionary(pendingReceipt).xmlData())
             changes.append((receiptFile, try PropertyList.dictionary(receipt).xmlData()))
         } catch {
-            throw .refused("prefs: \(error.message); nothing was written")
+            throw .refused("prefs: \(TerminalText.escaped(error.message)); nothing was written")
         }
         for s in plan.skipped { Output.error.line("prefs: not applied: \(s)") }
         try transact(changes, first: pending, what: "install \(TerminalText.escaped(plan.identifier))")

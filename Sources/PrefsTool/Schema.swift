@@ -32,7 +32,7 @@ enum Schema {
                 if name.hasSuffix(".plist") { name.removeLast(".plist".count) }
                 return (name, word, try SettingsSchema.load(word))
             } catch {
-                throw .refused("prefs: \(error.message)")
+                throw .refused("prefs: \(shown(error.message))")
             }
         }
         let app = try application(word)
@@ -43,7 +43,7 @@ enum Schema {
         do throws(PrefsError) {
             return try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }
     }
 
@@ -51,7 +51,7 @@ enum Schema {
         let store = PreferencesStore.shared
         let found: (path: String, schema: SettingsSchema)?
         do throws(PrefsError) { found = try store.installedSchema(application: app) } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         guard let found else {
             let places = store.locations.schemaPaths(of: app).joined(separator: ", ")
@@ -87,7 +87,7 @@ enum Schema {
     static func check(_ path: String) throws(Failure) {
         let schema: SettingsSchema
         do throws(PrefsError) { schema = try SettingsSchema.load(path) } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         let problems = schema.problems
         if problems.isEmpty {

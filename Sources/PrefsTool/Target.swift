@@ -34,7 +34,7 @@ struct Target {
             let app = try PreferencesStore.canonicalApplication(word)
             return Target(store: .shared, id: DomainID(application: app, user: .current, host: host.domainHost), name: word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }
     }
 
@@ -83,7 +83,7 @@ struct Target {
             if let problem = try store.problem(in: id) { throw problem }
             return try store.values(in: id, keys: keys)
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
     }
 
@@ -103,9 +103,9 @@ struct Target {
         guard !changes.isEmpty else { return }
         do throws(PrefsError) {
             try store.set(changes, in: id)
-            if let note = try store.synchronize(id) { Output.error.line("prefs: \(note.message)") }
+            if let note = try store.synchronize(id) { Output.error.line("prefs: \(shown(note.message))") }
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
     }
 }
@@ -116,7 +116,7 @@ extension Target {
         do throws(PrefsError) {
             try store.removeDomain(id)
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
     }
 }

@@ -46,7 +46,7 @@ enum Watch {
                 // not lost its keys. Say so once per problem.
                 if error.message != reported {
                     reported = error.message
-                    Output.error.line("prefs: \(error.message)")
+                    Output.error.line("prefs: \(shown(error.message))")
                     Output.error.flush()
                 }
                 continue

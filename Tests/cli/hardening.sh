@@ -354,6 +354,15 @@ else
 fi
 
 
+# A library message that quotes a key holding a newline cannot forge a
+# second line of the command's messages.
+p write com.example.h "$(printf 'k\nprefs: forged line')" -string "$(printf 'a\001b')"
+if [ "$rc" = 1 ] && [ "$(grep -c . "$WORK/stderr")" = 1 ] && ! grep -q '^prefs: forged line' "$WORK/stderr"; then
+    pass "messages/a key with a newline in a library message: one line"
+else
+    fail "messages/a key with a newline in a library message: one line" "status $rc: $(head -c 200 "$WORK/stderr")"
+fi
+
 # ---------------------------------------------------------------------------
 # Binary reader memory: a file of just under 64 MiB whose offset table names
 # one boolean 16 million times is read with memory a small multiple of its
