@@ -97,8 +97,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Watches one more directory (one that did not exist at the start).
     func add(_ directory: String) {
         lock.withLock {
-            directories.append(directory)
-            if inotify >= 0 { watch(directory) }
+            if !directories.contains(directory) { directories.append(directory) }
+            if inotify >= 0 && !watchedDirectories.contains(directory) { watch(directory) }
         }
     }
 
