@@ -122,19 +122,3 @@ func shown(_ v: PropertyList) -> String {
     if case .string(let s) = v.value { return TerminalText.escaped(s) }
     return OldStylePlist.formatBare(v)
 }
-
-extension Output {
-    /// A property-list file's bytes written to this descriptor (`export D
-    /// -`, `convert -o -`): as they are, unless the descriptor is a
-    /// terminal. Then XML is shown as ``data(_:)`` shows text (escaped by
-    /// the terminal rule) and a binary property list is refused, as `gzip`
-    /// refuses to write compressed data to a terminal: its bytes are not
-    /// text.
-    func document(_ bytes: [UInt8], _ format: Command.FileFormat) throws(Failure) {
-        guard isTerminal else { return write(bytes: bytes) }
-        if format == .binary1 {
-            throw .refused("prefs: a binary property list is not written to a terminal; redirect standard output to a file or a pipe")
-        }
-        write(String(decoding: bytes, as: UTF8.self))
-    }
-}
