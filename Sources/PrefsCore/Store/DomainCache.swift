@@ -136,6 +136,10 @@ extension PreferencesStore {
             for d in ds { candidates[d.path] = d }
         }
         for dir in locations.schemaDirectories where unreported(dir, &s) { schemasChanged = true }
+        // A drop-in directory looked at is watched from now on when it
+        // exists (one found in a directory that was not watched, too), before
+        // it is read: a file written in it later is then named.
+        for d in candidates.values where d.isDropInDirectory { watchDropIns(d, &s) }
         let schemas = schemasChanged ? changedSchemas(s) : []
         s.lastRecheckCount = candidates.count
         reload(candidates.values.filter { !$0.loaded || $0.hasChangedOnDisk }, schemas, &s)
