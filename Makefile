@@ -357,6 +357,7 @@ test-c:
 test-cli:
 	$(STAGE_INSTALL)
 	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
+	bash Tests/cli/hardening.sh $(STAGE)
 
 # The Python package (bindings/python): pytest against the installed
 # library, the package installed by pip as a user installs it. pytest and
@@ -395,6 +396,7 @@ test-schema-swift: build
 test-ui: deps
 	$(STAGE_INSTALL)
 	bash Tests/ui/run.sh $(STAGE)
+	bash Tests/ui/editing.sh $(STAGE)
 
 test-install: build
 	MAKE='$(MAKE)' $(C_ENV) bash Tests/packaging/install-check.sh

@@ -38,8 +38,17 @@
 #include <term.h>
 #include <unistd.h>
 
+/* The terminal rule of the prefs command (C0 and C1 controls, DEL and
+ * text-direction marks escaped as \n, \t, \Uxxxx): a private export of
+ * libprefs.so, so that the command and this view escape by one rule. The
+ * first `length` bytes of `text`; a new string to PrefsFree, NULL when
+ * memory runs out. */
+extern char *prefs_tool_escape(const char *text, size_t length);
+
 struct row {
     char *key;
+    size_t key_len;  /* in bytes: more than strlen(key) when it holds a NUL */
+    int key_has_nul; /* the C API cannot name it: no action acts on it */
     char *value;
     const char *type;
     char layer[64];
@@ -227,7 +236,8 @@ static int matches(const char *key, const char *value)
     return 0;
 }
 
-static void add_row(const char *key, char *value, const char *type, const char *layer, int forced, int deflt)
+static void add_row(const char *key, size_t key_len, char *value, const char *type, const char *layer, int forced,
+                    int deflt)
 {
     struct row *r = realloc(rows, (nrows + 1) * sizeof *rows);
     if (r == NULL) {
@@ -235,7 +245,15 @@ static void add_row(const char *key, char *value, const char *type, const char *
         return;
     }
     rows = r;
-    rows[nrows].key = copy_string(key);
+    rows[nrows].key = malloc(key_len + 1);
+    if (rows[nrows].key == NULL) {
+        PrefsFree(value);
+        return;
+    }
+    memcpy(rows[nrows].key, key, key_len);
+    rows[nrows].key[key_len] = 0;
+    rows[nrows].key_len = key_len;
+    rows[nrows].key_has_nul = strlen(key) != key_len;
     rows[nrows].value = value;
     rows[nrows].type = type;
     snprintf(rows[nrows].layer, sizeof rows[nrows].layer, "%s", layer);
@@ -246,7 +264,9 @@ static void add_row(const char *key, char *value, const char *type, const char *
 
 static int by_key(const void *a, const void *b)
 {
-    return strcmp(((const struct row *)a)->key, ((const struct row *)b)->key);
+    const struct row *x = a, *y = b;
+    int c = memcmp(x->key, y->key, x->key_len < y->key_len ? x->key_len : y->key_len);
+    return c ? c : (x->key_len > y->key_len) - (x->key_len < y->key_len);
 }
 
 /* Whether the user has a domain named `name` (a file, any host or this one). */
@@ -272,11 +292,11 @@ static void load(int check_files)
     free_rows();
     if (listing_domains) {
         PrefsArrayRef list = PrefsCopyApplicationList(kPrefsCurrentUser, kPrefsAnyHost);
-        add_row("NSGlobalDomain", NULL, "", "", 0, 0);
+        add_row("NSGlobalDomain", strlen("NSGlobalDomain"), NULL, "", "", 0, 0);
         for (size_t i = 0; list && i < PrefsArrayGetCount(list); i++) {
             const char *name = PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(list, i));
             if (matches(name, NULL))
-                add_row(name, NULL, "", "", 0, 0);
+                add_row(name, strlen(name), NULL, "", "", 0, 0);
         }
         PrefsRelease(list);
         return;
@@ -284,7 +304,16 @@ static void load(int check_files)
     PrefsDictionaryRef all = PrefsCopyAppDictionary(app);
     PrefsArrayRef keys = all ? PrefsDictionaryCopyKeys(all) : NULL;
     for (size_t i = 0; keys && i < PrefsArrayGetCount(keys); i++) {
-        const char *key = PrefsStringGetCString((PrefsStringRef)PrefsArrayGetValueAtIndex(keys, i));
+        PrefsStringRef key_string = (PrefsStringRef)PrefsArrayGetValueAtIndex(keys, i);
+        const char *key = PrefsStringGetCString(key_string);
+        size_t key_len = PrefsStringGetLength(key_string);
+        if (strlen(key) != key_len) {
+            /* A key holding a NUL: the C API would read a shorter key (and
+             * another key's value). Shown, never acted on. */
+            if (matches(key, NULL))
+                add_row(key, key_len, NULL, "", "?", 0, 0);
+            continue;
+        }
         PrefsSource source = kPrefsSourceNone;
         char *domain = NULL, layer[64];
         PrefsPropertyListRef v = PrefsCopyAppValueAndSource(key, app, &source, &domain);
@@ -294,7 +323,7 @@ static void load(int check_files)
             char *text = one_line(v);
             int is_bool = PrefsGetType(v) == kPrefsTypeBoolean;
             if (matches(key, is_bool ? (PrefsBooleanGetValue((PrefsBooleanRef)v) ? "true" : "false") : text))
-                add_row(key, text, type_name(v), layer_name(source, domain, layer, sizeof layer),
+                add_row(key, key_len, text, type_name(v), layer_name(source, domain, layer, sizeof layer),
                         source == kPrefsSourceManaged,
                         source == kPrefsSourceRegistration || source == kPrefsSourceSchema);
             else
@@ -328,11 +357,54 @@ static void load(int check_files)
     }
 }
 
-/* Prints `s` in at most `width` columns at the cursor. */
+/* Prints `s` in at most `width` columns at the cursor, escaped by the
+ * terminal rule: every key, value, name and message reaches the screen
+ * through here. */
 static void put(const char *s, int width)
 {
-    if (width > 0)
-        addnstr(s, width);
+    if (width <= 0 || s == NULL)
+        return;
+    char *e = prefs_tool_escape(s, strlen(s));
+    if (e != NULL)
+        addnstr(e, width);
+    PrefsFree(e);
+}
+
+/* put() for the first `n` bytes of `s` (a key holding a NUL shows whole). */
+static void put_n(const char *s, size_t n, int width)
+{
+    if (width <= 0 || s == NULL)
+        return;
+    char *e = prefs_tool_escape(s, n);
+    if (e != NULL)
+        addnstr(e, width);
+    PrefsFree(e);
+}
+
+/* The same for the plain listing: the first `n` bytes of `s` to stdout. */
+static void print_shown(const char *s, size_t n)
+{
+    char *e = prefs_tool_escape(s ? s : "", s ? n : 0);
+    if (e != NULL)
+        fputs(e, stdout);
+    PrefsFree(e);
+}
+
+static void print_all_shown(const char *s)
+{
+    print_shown(s, s ? strlen(s) : 0);
+}
+
+/* Text made of lines (the files that did not parse): each line escaped. */
+static void print_lines_shown(const char *s)
+{
+    while (*s) {
+        const char *end = strchr(s, '\n');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        print_shown(s, n);
+        putchar('\n');
+        s += n + (end != NULL);
+    }
 }
 
 static void draw(void)
@@ -387,7 +459,7 @@ static void draw(void)
             attron(A_REVERSE);
         mvhline(y, 0, ' ', w);
         move(y, 0);
-        put(r->key, keyw);
+        put_n(r->key, r->key_len, keyw);
         if (!listing_domains) {
             move(y, keyw + 1);
             put(r->type, typew);
@@ -437,7 +509,9 @@ static void draw(void)
             const char *end = strchr(p, '\n');
             int n = end ? (int)(end - p) : (int)strlen(p);
             move(y + i, 0);
-            put(p, n < w ? n : w);
+            char *line = strndup(p, (size_t)n);
+            put(line, w);
+            free(line);
             p = end ? end + 1 : p + n;
         }
     }
@@ -459,15 +533,17 @@ static void draw(void)
 static void load(int check_files);
 static void draw(void);
 
-/* Reads a line at the bottom, starting with `initial`; 1 when accepted.
- * With `live`, each change becomes the filter and the view follows. */
-static int prompt(const char *label, char *buf, size_t size, const char *initial, int live)
+/* Reads a line at the bottom, starting with `initial`: a new string to
+ * free when accepted (as long as typed: nothing is cut), NULL when
+ * cancelled or when memory runs out. With `live`, each change becomes the
+ * filter and the view follows. */
+static char *prompt_line(const char *label, const char *initial, int live)
 {
-    size_t n = strlen(initial);
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, initial, n);
-    buf[n] = 0;
+    size_t n = strlen(initial), size = n + 256;
+    char *buf = malloc(size);
+    if (buf == NULL)
+        return NULL;
+    memcpy(buf, initial, n + 1);
     timeout(-1);
     curs_set(1);
     for (;;) {
@@ -479,8 +555,17 @@ static int prompt(const char *label, char *buf, size_t size, const char *initial
         }
         move(LINES - 2, 0);
         clrtoeol();
-        put(label, COLS);
+        /* A long label (a long key) keeps to half the line, so that what
+         * is typed shows. */
         int lw = (int)strlen(label);
+        if (lw > COLS / 2) {
+            lw = COLS / 2;
+            put(label, lw - 6);
+            put(" ... ", 5);
+        } else {
+            put(label, lw);
+        }
+        move(LINES - 2, lw);
         int avail = COLS - lw - 1;
         const char *shown = buf + ((int)n > avail && avail > 0 ? n - (size_t)avail : 0);
         put(shown, avail);
@@ -489,12 +574,13 @@ static int prompt(const char *label, char *buf, size_t size, const char *initial
         if (c == '\n' || c == '\r' || c == KEY_ENTER) {
             curs_set(0);
             timeout(250);
-            return 1;
+            return buf;
         }
         if (c == 27) {
             curs_set(0);
             timeout(250);
-            return 0;
+            free(buf);
+            return NULL;
         }
         if (c == 21) { /* Ctrl-U: clears the line */
             n = 0;
@@ -505,11 +591,148 @@ static int prompt(const char *label, char *buf, size_t size, const char *initial
                 n--;
             while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80);
             buf[n] = 0;
-        } else if (c >= 32 && c < 256 && c != 127 && n + 1 < size) {
+        } else if (c >= 32 && c < 256 && c != 127) {
+            if (n + 1 >= size) {
+                char *bigger = realloc(buf, size * 2);
+                if (bigger == NULL)
+                    continue;
+                buf = bigger;
+                size *= 2;
+            }
             buf[n++] = (char)c;
             buf[n] = 0;
         }
     }
+}
+
+/* prompt_line into a buffer of `size` bytes (the filter): 1 when accepted. */
+static int prompt(const char *label, char *buf, size_t size, const char *initial, int live)
+{
+    char *line = prompt_line(label, initial, live);
+    if (line == NULL)
+        return 0;
+    snprintf(buf, size, "%s", line);
+    free(line);
+    return 1;
+}
+
+/* A date typed as `YYYY-MM-DD HH:MM:SS +0000` (as shown, quotes allowed)
+ * or `YYYY-MM-DDTHH:MM:SSZ`, read by the library's own XML reader (so the
+ * calendar is the library's); NULL, and the status says why, otherwise. */
+static PrefsPropertyListRef parse_date(const char *text)
+{
+    char iso[21];
+    size_t n = strlen(text);
+    if (n >= 2 && text[0] == '"' && text[n - 1] == '"') {
+        text++;
+        n -= 2;
+    }
+    if (n == 25 && text[10] == ' ' && text[19] == ' ' && !strncmp(text + 20, "+0000", 5)) {
+        memcpy(iso, text, 19);
+        iso[10] = 'T';
+        iso[19] = 'Z';
+        iso[20] = 0;
+    } else if (n == 20 && text[10] == 'T' && text[19] == 'Z') {
+        memcpy(iso, text, 20);
+        iso[20] = 0;
+    } else {
+        iso[0] = 0;
+    }
+    for (size_t i = 0; iso[0] && i < 19; i++)
+        if (!(isdigit((unsigned char)iso[i]) || i == 4 || i == 7 || i == 10 || i == 13 || i == 16))
+            iso[0] = 0;
+    if (iso[0]) {
+        char xml[128];
+        snprintf(xml, sizeof xml, "<?xml version=\"1.0\"?><plist version=\"1.0\"><date>%s</date></plist>",
+                 iso);
+        PrefsPropertyListRef v = PrefsPropertyListCreateWithData(xml, strlen(xml), NULL);
+        if (v != NULL && PrefsGetType(v) == kPrefsTypeDate)
+            return v;
+        PrefsRelease(v);
+    }
+    set_status(
+        "refused: '%.200s' is not a date (YYYY-MM-DD HH:MM:SS +0000, the value is one); nothing changed",
+        text, NULL);
+    return NULL;
+}
+
+/* Whether `v` is written on one line, as old-style text, without changing
+ * any type: strings and containers of strings only (old-style text has no
+ * numbers, booleans or dates, and the description of data does not read
+ * back). */
+static int strings_only(PrefsPropertyListRef v)
+{
+    switch (PrefsGetType(v)) {
+    case kPrefsTypeString:
+        return 1;
+    case kPrefsTypeArray:
+        for (size_t i = 0; i < PrefsArrayGetCount((PrefsArrayRef)v); i++)
+            if (!strings_only(PrefsArrayGetValueAtIndex((PrefsArrayRef)v, i)))
+                return 0;
+        return 1;
+    case kPrefsTypeDictionary: {
+        PrefsArrayRef keys = PrefsDictionaryCopyKeys((PrefsDictionaryRef)v);
+        int ok = keys != NULL;
+        for (size_t i = 0; ok && i < PrefsArrayGetCount(keys); i++) {
+            PrefsStringRef k = (PrefsStringRef)PrefsArrayGetValueAtIndex(keys, i);
+            const char *key = PrefsStringGetCString(k);
+            ok = strlen(key) == PrefsStringGetLength(k) &&
+                 strings_only(PrefsDictionaryGetValue((PrefsDictionaryRef)v, key));
+        }
+        PrefsRelease(keys);
+        return ok;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The text the editor starts with for `v`: a form that reads back as the
+ * same value and type, on one line, never cut. A new string to free;
+ * NULL when the value cannot be edited on one line (*why says why). */
+static char *edit_text(PrefsPropertyListRef v, const char **why)
+{
+    *why = NULL;
+    if (v == NULL)
+        return copy_string("");
+    PrefsType t = PrefsGetType(v);
+    if (t == kPrefsTypeData) {
+        size_t n = PrefsDataGetLength((PrefsDataRef)v);
+        const uint8_t *b = PrefsDataGetBytePtr((PrefsDataRef)v);
+        char *out = malloc(2 * n + 3);
+        if (out == NULL)
+            return NULL;
+        out[0] = '<';
+        for (size_t i = 0; i < n; i++)
+            snprintf(out + 1 + 2 * i, 3, "%02x", b[i]);
+        out[2 * n + 1] = '>';
+        out[2 * n + 2] = 0;
+        return out;
+    }
+    if ((t == kPrefsTypeArray || t == kPrefsTypeDictionary) && !strings_only(v)) {
+        *why =
+            "an array or dictionary holding numbers, booleans, dates or data is not edited on one line (its "
+            "types would be lost): use prefs write";
+        return NULL;
+    }
+    /* Strings are quoted and escaped on one line; containers of strings
+     * lose only the line breaks and indentation of their layout (a string
+     * inside holds no raw newline: it is escaped). */
+    char *d = PrefsCopyDescription(v);
+    if (d == NULL)
+        return NULL;
+    char *w = d;
+    for (char *r = d; *r; r++) {
+        if (*r == '\n') {
+            while (r[1] == ' ')
+                r++;
+            *w++ = ' ';
+            continue;
+        }
+        *w++ = *r;
+    }
+    *w = 0;
+    return d;
 }
 
 /* The text typed for a value that held `old`: old-style plist text, or for
@@ -534,6 +757,8 @@ static PrefsPropertyListRef parse_value(const char *text, PrefsPropertyListRef o
         set_status("refused: '%.200s' is not a number (the value is one); nothing changed", text, NULL);
         return NULL;
     }
+    if (t == kPrefsTypeDate)
+        return parse_date(text);
     if (t == kPrefsTypeBoolean) {
         if (!strcasecmp(text, "YES") || !strcasecmp(text, "true") || !strcmp(text, "1"))
             return PrefsBooleanCreate(true);
@@ -581,24 +806,48 @@ static void edit(void)
 {
     if (nrows == 0)
         return;
-    char key[512], text[4096];
-    snprintf(key, sizeof key, "%s", rows[selected].key);
-    if (choose_value(key))
+    if (rows[selected].key_has_nul) {
+        set_status("this key holds a NUL byte, which the terminal view cannot name: nothing changed", NULL,
+                   NULL);
         return;
-    PrefsPropertyListRef old = PrefsCopyAppValue(key, app);
-    char *current = one_line(old);
-    char label[600];
-    snprintf(label, sizeof label, "%s = ", key);
-    if (prompt(label, text, sizeof text, current ? current : "", 0)) {
-        PrefsPropertyListRef v = parse_value(text, old);
-        if (v != NULL) {
-            store(key, v);
-            PrefsRelease(v);
-        }
-    } else {
-        set_status("edit cancelled", NULL, NULL);
     }
-    PrefsFree(current);
+    /* The row's own key, whatever its length: a copy, since a reload
+     * frees the rows. */
+    char *key = copy_string(rows[selected].key);
+    if (key == NULL)
+        return;
+    if (choose_value(key)) {
+        free(key);
+        return;
+    }
+    PrefsPropertyListRef old = PrefsCopyAppValue(key, app);
+    const char *why = NULL;
+    char *current = edit_text(old, &why);
+    size_t label_size = strlen(key) + 4;
+    char *label = malloc(label_size);
+    if (current == NULL || label == NULL) {
+        set_status("not edited: %s", why ? why : "out of memory", NULL);
+    } else {
+        snprintf(label, label_size, "%s = ", key);
+        char *text = prompt_line(label, current, 0);
+        if (text == NULL) {
+            set_status("edit cancelled", NULL, NULL);
+        } else if (strcmp(text, current) == 0) {
+            /* Accepted as it was shown: nothing is written, so nothing can
+             * change (not even a date's fraction of a second). */
+            set_status("unchanged: %s", key, NULL);
+        } else {
+            PrefsPropertyListRef v = parse_value(text, old);
+            if (v != NULL) {
+                store(key, v);
+                PrefsRelease(v);
+            }
+        }
+        free(text);
+    }
+    free(label);
+    free(current);
+    free(key);
     PrefsRelease(old);
 }
 
@@ -685,16 +934,31 @@ static int plain(void)
         fprintf(stderr,
                 "prefs: no such domain: nothing is stored for it; the keys below are the global domain's\n");
     if (listing_domains) {
-        for (size_t i = 0; i < nrows; i++)
-            printf("%s\n", rows[i].key);
+        for (size_t i = 0; i < nrows; i++) {
+            print_all_shown(rows[i].key);
+            putchar('\n');
+        }
     } else {
-        for (size_t i = 0; i < nrows; i++)
-            printf("%s = %s (%s, %s)%s%s\n", rows[i].key, shown_value(&rows[i]), rows[i].type, rows[i].layer,
-                   rows[i].forced ? " forced" : "", rows[i].deflt ? " default" : "");
-        if (problems[0])
-            printf("files that did not parse:\n%s\n", problems);
+        for (size_t i = 0; i < nrows; i++) {
+            print_shown(rows[i].key, rows[i].key_len);
+            fputs(" = ", stdout);
+            print_all_shown(shown_value(&rows[i]));
+            printf(" (%s, ", rows[i].type);
+            print_all_shown(rows[i].layer);
+            printf(")%s%s\n", rows[i].forced ? " forced" : "", rows[i].deflt ? " default" : "");
+        }
+        if (problems[0]) {
+            printf("files that did not parse:\n");
+            print_lines_shown(problems);
+        }
     }
     free_rows();
+    /* A listing that did not reach its reader (a full disk, a closed
+     * pipe) is a failure. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "prefs: cannot write standard output: %s\n", strerror(errno ? errno : EIO));
+        return 1;
+    }
     return 0;
 }
 
@@ -729,7 +993,12 @@ int main(int argc, char **argv)
         PrefsErrorRef e = PrefsCopyLastError();
         if (e != NULL && PrefsErrorGetCode(e) == kPrefsErrorInvalidApplicationID) {
             char *m = PrefsErrorCopyDescription(e);
-            fprintf(stderr, "prefs: cannot use '%s' as a domain: %s\n", argv[1], m ? m : "");
+            char *shown_name = prefs_tool_escape(argv[1], strlen(argv[1]));
+            char *shown_why = prefs_tool_escape(m ? m : "", m ? strlen(m) : 0);
+            fprintf(stderr, "prefs: cannot use '%s' as a domain: %s\n", shown_name ? shown_name : "",
+                    shown_why ? shown_why : "");
+            PrefsFree(shown_name);
+            PrefsFree(shown_why);
             PrefsFree(m);
             PrefsRelease(e);
             return 1;
@@ -809,9 +1078,17 @@ int main(int argc, char **argv)
             break;
         case 'd':
             if (!listing_domains && nrows) {
-                char key[512];
-                snprintf(key, sizeof key, "%s", rows[selected].key);
-                store(key, NULL);
+                /* Exactly the key shown, whatever its length. */
+                if (rows[selected].key_has_nul) {
+                    set_status(
+                        "this key holds a NUL byte, which the terminal view cannot name: nothing changed",
+                        NULL, NULL);
+                } else {
+                    char *key = copy_string(rows[selected].key);
+                    if (key != NULL)
+                        store(key, NULL);
+                    free(key);
+                }
             }
             break;
         case 'h':

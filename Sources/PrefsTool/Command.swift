@@ -121,7 +121,9 @@ enum Command {
                 noteForced([key], of: target, stored: [:])
                 throw error
             }
-            Output.standard.line(OldStylePlist.formatBare(stored))
+            // The value as scripts read it (strings raw), escaped only
+            // when it goes to a terminal.
+            Output.standard.data(OldStylePlist.formatBare(stored) + "\n")
             noteForced([key], of: target, stored: [PropertyList.Key(key): stored])
         } else {
             let values = try target.existingValues()
@@ -184,7 +186,7 @@ enum Command {
     }
 
     private static func absent(_ key: String, in target: Target) -> Failure {
-        .refused("The domain/default pair of (\(target.name), \(key)) does not exist")
+        .refused("The domain/default pair of (\(shown(target.name)), \(shown(key))) does not exist")
     }
 
     /// The user's domains for the chosen host, the global domain first when
@@ -200,7 +202,7 @@ enum Command {
                 let v = try store.values(in: id)
                 if !v.isEmpty { out.append((app, v)) }
             } catch {
-                problems.append("prefs: \(error.message)")
+                problems.append("prefs: \(shown(error.message))")
             }
         }
         return (out, problems)
@@ -225,7 +227,7 @@ enum Command {
         let rest = args.dropFirst()
         if rest.count == 1 { return try writeDictionary(rest.first!, to: args.first!, host) }
         let key = rest.first!
-        if ValueGrammar.isFlag(key) { throw .unusable("a key is missing before \(key)") }
+        if ValueGrammar.isFlag(key) { throw .unusable("a key is missing before \(shown(key))") }
         let edit = try ValueGrammar.parse(rest.dropFirst())
         let target = try Target.resolve(args.first!, host: host)
         let current = try target.values()
@@ -238,14 +240,14 @@ enum Command {
             switch current[k] {
             case nil: value = .array(items)
             case let old? where old.kind == .array: value = .array(old.arrayValue! + items)
-            case _?: throw .unusable("the value of \(quoted(key)) in \(target.name) is not an array")
+            case _?: throw .unusable("the value of \(quoted(key)) in \(shown(target.name)) is not an array")
             }
         case .dictAdd(let entries):
             var d: PropertyListDictionary
             switch current[k] {
             case nil: d = [:]
             case let old? where old.kind == .dictionary: d = old.dictionaryValue!
-            case _?: throw .unusable("the value of \(quoted(key)) in \(target.name) is not a dictionary")
+            case _?: throw .unusable("the value of \(quoted(key)) in \(shown(target.name)) is not a dictionary")
             }
             for (ek, ev) in entries { d[PropertyList.Key(ek)] = ev }
             value = .dictionary(d)
@@ -263,7 +265,7 @@ enum Command {
             if c != UInt8(ascii: "{") && c != UInt8(ascii: "<") {
                 throw .unusable("key \(quoted(text)) has no value")
             }
-            throw .unusable("cannot parse the dictionary \(quoted(text)): \(error.message)")
+            throw .unusable("cannot parse the dictionary \(quoted(text)): \(shown(error.message))")
         }
         guard let entries = parsed.dictionaryValue else {
             if parsed.kind == .string, text.utf8.first != UInt8(ascii: "\""), text.utf8.first != UInt8(ascii: "'") {
@@ -330,16 +332,16 @@ enum Command {
         do throws(PrefsError) {
             bytes = try source == "-" ? FileSystem.readToEnd(descriptor: 0, name: shown) : FileSystem.readUserFile(source)
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(TerminalText.escaped(error.message))")
         }
         let parsed: PropertyList
         do throws(PrefsError) {
             parsed = try PropertyList.parse(bytes)
         } catch {
-            throw .unusable("\(shown) does not parse (\(error.message))")
+            throw .unusable("\(TerminalText.escaped(shown)) does not parse (\(TerminalText.escaped(error.message)))")
         }
         guard let entries = parsed.dictionaryValue else {
-            throw .unusable("\(shown) holds \(article(parsed.kind)), not a dictionary")
+            throw .unusable("\(TerminalText.escaped(shown)) holds \(article(parsed.kind)), not a dictionary")
         }
         let target = try Target.resolve(args.first!, host: host)
         _ = try target.values()  // refuses a domain file that does not parse
@@ -363,15 +365,15 @@ enum Command {
         do throws(PrefsError) {
             bytes = try format.encode(PropertyList.dictionary(values))
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         if destination == "-" {
-            Output.standard.write(bytes: bytes)
+            try Output.standard.document(bytes, format)
         } else {
             do throws(PrefsError) {
                 try FileSystem.replaceUserFile(destination, with: bytes)
             } catch {
-                throw .refused("prefs: \(error.message)")
+                throw .refused("prefs: \(shown(error.message))")
             }
         }
     }
@@ -403,12 +405,12 @@ enum Command {
             // A file that does not parse is still a domain of the user.
             if let problem = try? store.problem(in: id) {
                 names.append(app)
-                problems.append("prefs: \(problem.message)")
+                problems.append("prefs: \(shown(problem.message))")
             } else if let v = try? store.values(in: id), !v.isEmpty {
                 names.append(app)
             }
         }
-        Output.standard.line(names.joined(separator: ", "))
+        Output.standard.line(names.map(shown).joined(separator: ", "))
         for p in problems { Output.error.line(p) }
     }
 
@@ -430,9 +432,27 @@ enum Command {
             for (k, v) in values where has(k.string) || matches(v) { hits[k] = v }
             guard !hits.isEmpty else { continue }
             found = true
-            Output.standard.line("Found \(hits.count) keys in domain '\(name)': \(OldStylePlist.format(.dictionary(hits)))")
+            Output.standard.line("Found \(hits.count) keys in domain \(quoted(name)): \(OldStylePlist.format(.dictionary(hits)))")
         }
         for p in problems { Output.error.line(p) }
-        if !found { throw .refused("No domain, key, nor value containing '\(word)'") }
+        if !found { throw .refused("No domain, key, nor value containing \(quoted(word))") }
+    }
+}
+
+// In this file rather than Output.swift, which the value-grammar fuzz
+// target compiles without the verbs.
+extension Output {
+    /// A property-list file's bytes written to this descriptor (`export D
+    /// -`, `convert -o -`): as they are, unless the descriptor is a
+    /// terminal. Then XML is shown as ``data(_:)`` shows text (escaped by
+    /// the terminal rule) and a binary property list is refused, as `gzip`
+    /// refuses to write compressed data to a terminal: its bytes are not
+    /// text.
+    func document(_ bytes: [UInt8], _ format: Command.FileFormat) throws(Failure) {
+        guard isTerminal else { return write(bytes: bytes) }
+        if format == .binary1 {
+            throw .refused("prefs: a binary property list is not written to a terminal; redirect standard output to a file or a pipe")
+        }
+        write(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -38,7 +38,7 @@ enum Convert {
         case "-p":
             guard args.count == 1 else { throw .usage("usage: prefs \(form)") }
             let value = try parse(args.first!)
-            Output.standard.line(OldStylePlist.formatBare(value))
+            Output.standard.data(OldStylePlist.formatBare(value) + "\n")
         default:
             throw .usage("convert takes -lint, -convert or -p, not \(quoted(mode))")
         }
@@ -52,7 +52,7 @@ enum Convert {
             bytes = try path == "-" ? FileSystem.readToEnd(descriptor: 0, name: "standard input") : FileSystem.readUserFile(path)
             return try PropertyList.parse(bytes)
         } catch {
-            throw .refused("\(path): \(error.message)")
+            throw .refused("\(shown(path)): \(shown(error.message))")
         }
     }
 
@@ -62,7 +62,7 @@ enum Convert {
         for file in files {
             do throws(Failure) {
                 _ = try parse(file)
-                Output.standard.line("\(file): OK")
+                Output.standard.line("\(shown(file)): OK")
             } catch {
                 failures.append(error.message)
             }
@@ -80,16 +80,16 @@ enum Convert {
                 do throws(PrefsError) {
                     bytes = try format.encode(value)
                 } catch {
-                    throw .refused("\(file): \(error.message)")
+                    throw .refused("\(shown(file)): \(shown(error.message))")
                 }
                 let destination = output ?? file
                 if destination == "-" {
-                    Output.standard.write(bytes: bytes)
+                    try Output.standard.document(bytes, format)
                 } else {
                     do throws(PrefsError) {
                         try FileSystem.replaceUserFile(destination, with: bytes)
                     } catch {
-                        throw .refused("\(file): \(error.message)")
+                        throw .refused("\(shown(file)): \(shown(error.message))")
                     }
                 }
             } catch {

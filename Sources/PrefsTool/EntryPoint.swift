@@ -54,7 +54,19 @@ public func prefsToolMain(_ argc: Int32, _ argv: UnsafePointer<UnsafeMutablePoin
         error.report()
         status = error.status
     }
-    Output.standard.flush()
-    Output.error.flush()
+    return finish(status)
+}
+
+/// Flushes both outputs and gives the exit status: `status`, or 1 when
+/// standard output could not be written (a full disk, a closed pipe), which
+/// is then said on standard error. A command whose output was lost has not
+/// succeeded.
+func finish(_ status: Int32) -> Int32 {
+    var status = status
+    if !Output.standard.finish() {
+        Output.error.line("prefs: cannot write standard output: \(String(cString: strerror(Output.standard.failure)))")
+        if status == 0 { status = 1 }
+    }
+    _ = Output.error.finish()
     return status
 }

@@ -14,14 +14,14 @@ enum Explain {
         do throws(PrefsError) {
             app = try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }
         let store = PreferencesStore.shared
         let keys: [String]
         var entries: [(String, [(value: PropertyList, source: PreferenceSource)])] = []
         var described: [String: SchemaKey] = [:]
         do throws(PrefsError) {
-            for problem in try store.problems(application: app) { Output.error.line("prefs: \(problem.message)") }
+            for problem in try store.problems(application: app) { Output.error.line("prefs: \(shown(problem.message))") }
             Output.error.flush()
             keys = args.count == 2 ? [args.last!] : try store.dictionary(application: app).keys.sorted().map(\.string)
             for k in keys {
@@ -30,11 +30,11 @@ enum Explain {
                 if let d = try? store.schemaDescription(forKey: k, application: app), d.isBound { described[k] = d }
             }
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         if args.count == 2 {
             let (key, found) = entries[0]
-            if found.isEmpty { throw .refused("The domain/default pair of (\(word), \(key)) does not exist") }
+            if found.isEmpty { throw .refused("The domain/default pair of (\(shown(word)), \(shown(key))) does not exist") }
             print(key, found, described[key], app)
             return
         }
@@ -46,7 +46,7 @@ enum Explain {
             print(key, found, described[key], app)
             printed += 1
         }
-        if printed == 0 { throw .refused("Domain \(word) does not exist") }
+        if printed == 0 { throw .refused("Domain \(shown(word)) does not exist") }
     }
 
     /// `<key> = <value> (<layer>[, forced])`, then `  shadowed: <value>
@@ -58,20 +58,22 @@ enum Explain {
     ) {
         let first = found[0]
         let forced = first.source.layer == .managed ? ", forced" : ""
-        Output.standard.line("\(key) = \(OldStylePlist.formatBare(first.value)) (\(describe(first.source, key, app))\(forced))")
+        Output.standard.line("\(shown(key)) = \(shown(first.value)) (\(describe(first.source, key, app))\(forced))")
         for other in found.dropFirst() {
             let layer = describe(other.source, key, app)
             if let schema, !schema.accepts(other.value) {
                 Output.standard.line(
-                    "  ignored: \(OldStylePlist.formatBare(other.value)) (\(layer)): the schema accepts \(schema.accepts ?? "")")
+                    "  ignored: \(shown(other.value)) (\(layer)): the schema accepts \(shown(schema.accepts ?? ""))")
             } else {
-                Output.standard.line("  shadowed: \(OldStylePlist.formatBare(other.value)) (\(layer))")
+                Output.standard.line("  shadowed: \(shown(other.value)) (\(layer))")
             }
         }
     }
 
+    /// The layer of `source` as shown (escaped); a synced one names the
+    /// machine that wrote the value and when.
     private static func describe(_ source: PreferenceSource, _ key: String, _ app: String) -> String {
-        guard source.layer == .synced else { return source.description }
+        guard source.layer == .synced else { return shown(source.description) }
         let snapshot = PreferencesStore.shared.syncSnapshot()
         guard let record = snapshot.state.record(of: PropertyList.Key(key), in: app) else { return "synced" }
         return "synced from \(Sync.name(of: record.time.machine, snapshot)) at \(Sync.time(record.time))"

@@ -20,8 +20,8 @@ enum Schema {
         switch verb {
         case "show": try show(word)
         case "check": try check(word)
-        case "c": let (app, source, schema) = try load(word); Output.standard.write(CHeader.generate(schema, application: app, source: source))
-        case "swift": let (_, source, schema) = try load(word); Output.standard.write(SwiftKeys.generate(schema, source: source))
+        case "c": let (app, source, schema) = try load(word); Output.standard.data(CHeader.generate(schema, application: app, source: source))
+        case "swift": let (_, source, schema) = try load(word); Output.standard.data(SwiftKeys.generate(schema, source: source))
         default: throw .usage("unknown schema command \(quoted(verb)): list, show, describe, check, c or swift")
         }
     }
@@ -39,7 +39,7 @@ enum Schema {
                 if name.hasSuffix(".plist") { name.removeLast(".plist".count) }
                 return (name, word, try SettingsSchema.load(word))
             } catch {
-                throw .refused("prefs: \(error.message)")
+                throw .refused("prefs: \(shown(error.message))")
             }
         }
         let app = try application(word)
@@ -50,7 +50,7 @@ enum Schema {
         do throws(PrefsError) {
             return try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }
     }
 
@@ -58,11 +58,11 @@ enum Schema {
         let store = PreferencesStore.shared
         let found: (path: String, schema: SettingsSchema)?
         do throws(PrefsError) { found = try store.installedSchema(application: app) } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         guard let found else {
             let places = store.locations.schemaPaths(of: app).joined(separator: ", ")
-            throw .refused("prefs: no schema is installed for \(word) (looked for \(places))")
+            throw .refused("prefs: no schema is installed for \(shown(word)) (looked for \(places))")
         }
         return (app, found.path, found.schema)
     }
@@ -71,31 +71,19 @@ enum Schema {
     /// type, default, values, title and description.
     static func show(_ word: String) throws(Failure) {
         let (_, path, schema) = try installed(try application(word), word)
-        Output.standard.line("schema: \(safe(path))")
+        Output.standard.line("schema: \(shown(path))")
         for s in schema.keyed {
-            Output.standard.line(safe(s.key!))
+            Output.standard.line(shown(s.key!))
             var type = s.type
             if s.minimum != nil || s.maximum != nil {
                 type += " (\(s.minimum.map(number) ?? "") ... \(s.maximum.map(number) ?? ""))"
             }
-            Output.standard.line("  type: \(safe(type))")
-            if let d = s.defaultValue { Output.standard.line("  default: \(d.stringValue.map(safe) ?? OldStylePlist.formatBare(d))") }
+            Output.standard.line("  type: \(shown(type))")
+            if let d = s.defaultValue { Output.standard.line("  default: \(shown(d))") }
             if let v = s.values { Output.standard.line("  values: \(OldStylePlist.format(.array(v)))") }
-            if let t = s.title { Output.standard.line("  title: \(safe(t))") }
-            if let d = s.description { Output.standard.line("  description: \(safe(d))") }
+            if let t = s.title { Output.standard.line("  title: \(shown(t))") }
+            if let d = s.description { Output.standard.line("  description: \(shown(d))") }
         }
-    }
-
-    /// Text from a schema as the command prints it: as it is, unless it
-    /// holds a control character (C0, DEL, C1) or a text-direction control;
-    /// then quoted and escaped as `read` escapes strings inside containers,
-    /// so that none reaches the terminal.
-    static func safe(_ s: String) -> String {
-        let risky = s.unicodeScalars.contains { u in
-            u.value < 0x20 || (0x7F...0x9F).contains(u.value) || (0x200E...0x200F).contains(u.value)
-                || (0x202A...0x202E).contains(u.value) || (0x2066...0x2069).contains(u.value)
-        }
-        return risky ? OldStylePlist.format(.string(s)) : s
     }
 
     /// `schema list`: one line per installed schema, `<application>  <file>
@@ -103,10 +91,10 @@ enum Schema {
     static func list() {
         for s in PreferencesStore.shared.installedSchemas() {
             if let problem = s.problem {
-                Output.standard.line("\(safe(s.application))  \(safe(s.path))  unusable: \(safe(problem.message))")
+                Output.standard.line("\(shown(s.application))  \(shown(s.path))  unusable: \(shown(problem.message))")
             } else {
                 let n = s.keys ?? 0
-                Output.standard.line("\(safe(s.application))  \(safe(s.path))  \(n) key\(n == 1 ? "" : "s")")
+                Output.standard.line("\(shown(s.application))  \(shown(s.path))  \(n) key\(n == 1 ? "" : "s")")
             }
         }
     }
@@ -120,17 +108,17 @@ enum Schema {
         do throws(PrefsError) { found = try PreferencesStore.shared.schemaDescription(forKey: key, application: app) } catch {
             throw .refused("prefs: \(error.message)")
         }
-        guard let d = found else { throw .refused("prefs: the schema of \(safe(word)) (\(safe(path))) does not name \(safe(key))") }
+        guard let d = found else { throw .refused("prefs: the schema of \(shown(word)) (\(shown(path))) does not name \(shown(key))") }
         for line in lines(d) { Output.standard.line(line) }
     }
 
     /// The lines `schema describe` prints for `d`.
     static func lines(_ d: SchemaKey) -> [String] {
-        var out = [safe(d.key)]
-        out.append("  specifier: \(safe(d.specifierType))")
+        var out = [shown(d.key)]
+        out.append("  specifier: \(shown(d.specifierType))")
         out.append("  type: \(d.valueType ?? "any (the schema does not bind this key)")")
-        if let t = d.title { out.append("  title: \(safe(t))") }
-        if let t = d.description { out.append("  description: \(safe(t))") }
+        if let t = d.title { out.append("  title: \(shown(t))") }
+        if let t = d.description { out.append("  description: \(shown(t))") }
         if let v = d.defaultValue { out.append("  default: \(SettingsSchema.oneLine(v))") }
         if d.minimum != nil || d.maximum != nil {
             out.append("  range: \(d.minimum.map(SettingsSchema.numberText) ?? "") ... \(d.maximum.map(SettingsSchema.numberText) ?? "")")
@@ -139,11 +127,11 @@ enum Schema {
             out.append("  values:")
             for (i, v) in values.enumerated() {
                 let text = SettingsSchema.oneLine(v)
-                if let titles = d.titles { out.append("    \(text)  \(safe(titles[i]))") } else { out.append("    \(text)") }
+                if let titles = d.titles { out.append("    \(text)  \(shown(titles[i]))") } else { out.append("    \(text)") }
             }
         }
         if let a = d.accepts { out.append("  accepts: \(a)") }
-        out.append("  file: \(safe(d.file))")
+        out.append("  file: \(shown(d.file))")
         return out
     }
 
@@ -155,13 +143,13 @@ enum Schema {
     static func check(_ path: String) throws(Failure) {
         let schema: SettingsSchema
         do throws(PrefsError) { schema = try SettingsSchema.load(path) } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         let problems = schema.problems
         if problems.isEmpty {
-            Output.standard.line("\(path): OK")
+            Output.standard.line("\(shown(path)): OK")
             return
         }
-        throw .refused(problems.map { "\(path): \($0)" }.joined(separator: "\n"))
+        throw .refused(problems.map { "\(shown(path)): \(shown($0))" }.joined(separator: "\n"))
     }
 }

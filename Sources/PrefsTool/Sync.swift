@@ -142,32 +142,9 @@ enum Sync {
         return String(date.dropLast()) + "." + String(repeating: "0", count: 3 - ms.count) + ms + "Z"
     }
 
-    /// `s` for a terminal: as it is, unless it holds a C0 or C1 control
-    /// character or a text-direction override, which are written `\u{1b}`
-    /// in a quoted string (with `"` and `\` escaped), so that nothing a
-    /// machine file says can drive the terminal. With `lines`, line feeds
-    /// and tabs pass (a dictionary's or an array's printed form).
-    static func text(_ s: String, lines: Bool = false) -> String {
-        func unsafe(_ u: Unicode.Scalar) -> Bool {
-            let v = u.value
-            if lines && (v == 0x0A || v == 0x09) { return false }
-            return v < 0x20 || (v >= 0x7F && v < 0xA0) || (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069)
-                || v == 0x200E || v == 0x200F || v == 0x061C
-        }
-        guard s.unicodeScalars.contains(where: unsafe) else { return s }
-        var out = "\""
-        for u in s.unicodeScalars {
-            if unsafe(u) {
-                out += "\\u{" + String(u.value, radix: 16) + "}"
-            } else if u == "\"" || u == "\\" {
-                out += "\\" + String(u)
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+    /// `s` for a terminal, by the command's one escaping rule (``shown(_:)``).
+    static func text(_ s: String) -> String { shown(s) }
 
-    /// A value for a terminal, as `prefs read` prints it, made safe by ``text(_:)``.
-    static func value(_ v: PropertyList) -> String { text(OldStylePlist.formatBare(v), lines: true) }
+    /// A value for a terminal, as a one-line listing shows it (``shown(_:)``).
+    static func value(_ v: PropertyList) -> String { shown(v) }
 }

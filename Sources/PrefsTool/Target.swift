@@ -26,7 +26,7 @@ struct Target {
         }
         if word.hasPrefix("/") {
             if host.given {
-                throw .usage("\(host.flag) cannot be used with a file path (\(word)): a file is one domain of its own")
+                throw .usage("\(host.flag) cannot be used with a file path (\(shown(word))): a file is one domain of its own")
             }
             return try file(word)
         }
@@ -34,7 +34,7 @@ struct Target {
             let app = try PreferencesStore.canonicalApplication(word)
             return Target(store: .shared, id: DomainID(application: app, user: .current, host: host.domainHost), name: word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }
     }
 
@@ -86,7 +86,7 @@ struct Target {
             if let problem = try store.problem(in: id) { throw problem }
             return try storedValues(keys: keys)
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
     }
 
@@ -106,7 +106,7 @@ struct Target {
     /// The values of a domain that must exist (hold at least one key).
     func existingValues() throws(Failure) -> PropertyListDictionary {
         let v = try values()
-        if v.isEmpty { throw .refused("Domain \(name) does not exist") }
+        if v.isEmpty { throw .refused("Domain \(shown(name)) does not exist") }
         return v
     }
 
@@ -119,9 +119,9 @@ struct Target {
         guard !changes.isEmpty else { return }
         do throws(PrefsError) {
             try store.set(changes, in: id)
-            if let note = try store.synchronize(id) { Output.error.line("prefs: \(note.message)") }
+            if let note = try store.synchronize(id) { Output.error.line("prefs: \(shown(note.message))") }
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
     }
 }
@@ -132,7 +132,7 @@ extension Target {
         do throws(PrefsError) {
             try store.removeDomain(id)
         } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
     }
 }
@@ -159,7 +159,8 @@ struct HostChoice {
         let shortName = hostName.split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
         guard host == id || (!hostName.isEmpty && (host == hostName || host == shortName)) else {
             throw .usage(
-                "-host \(host): only this machine (host id \(id), host name \(hostName)) can be given; the library keeps no ByHost domains for other hosts")
+                "-host \(shown(host)): only this machine (host id \(id), host name \(hostName)) can be given; the library keeps no ByHost domains for other hosts"
+            )
         }
         return HostChoice(domainHost: .current, flag: "-host")
     }

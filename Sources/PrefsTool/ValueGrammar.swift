@@ -91,7 +91,7 @@ enum ValueGrammar {
         do throws(PrefsError) {
             return try PropertyList.parse(Array(text.utf8))
         } catch {
-            throw .unusable("cannot parse the value \(quoted(text)): \(error.message)")
+            throw .unusable("cannot parse the value \(quoted(text)): \(shown(error.message))")
         }
     }
 

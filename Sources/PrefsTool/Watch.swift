@@ -23,7 +23,9 @@ enum Watch {
         let keyName = args.count == 2 ? args.last! : nil
         let key = keyName.map { PropertyList.Key($0) }
         var last = try target.values()
-        Output.standard.flush()
+        // Standard output that cannot be written (a closed pipe, a full
+        // disk) ends the watch: the caller reports it and exits 1.
+        guard Output.standard.finish() else { return }
 
         // Interrupted: leave quietly (everything printed was already flushed).
         signal(SIGINT) { _ in _exit(0) }
@@ -44,7 +46,7 @@ enum Watch {
                 // not lost its keys. Say so once per problem.
                 if error.message != reported {
                     reported = error.message
-                    Output.error.line("prefs: \(error.message)")
+                    Output.error.line("prefs: \(shown(error.message))")
                     Output.error.flush()
                 }
                 continue
@@ -62,7 +64,7 @@ enum Watch {
                 }
                 printed = true
             }
-            if printed { Output.standard.flush() }
+            if printed, !Output.standard.finish() { return }
             last = now
         }
     }

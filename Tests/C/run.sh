@@ -15,8 +15,9 @@
 #   header/*     Prefs.h compiles warning-free as C99 (gcc, clang) and C++11
 #                (g++), links and runs
 #   library/*    exports only Prefs*/kPrefs* (and prefs_tool_main, the
-#                private entry point of bin/prefs, in its own version node
-#                LIBPREFS_PRIVATE), exports every function the
+#                private entry point of bin/prefs, and prefs_tool_escape,
+#                the terminal escaping prefs-ui shares with it, in their own
+#                version node LIBPREFS_PRIVATE), exports every function the
 #                header declares, SONAME libprefs.so.1, no Swift runtime or
 #                Foundation needed, the installed file layout
 #   example/*    examples/xml_demo.c builds and runs; examples/cprefs.swift
@@ -245,17 +246,18 @@ if [ ! -e "$LIB" ]; then
     fail library/soname "$LIB does not exist"
     fail library/no-swift-runtime "$LIB does not exist"
 else
-    # Exports: only Prefs* and kPrefs*, and the one private symbol: the
-    # entry point of bin/prefs (Sources/PrefsTool/EntryPoint.swift), which
-    # must carry its own version node.
+    # Exports: only Prefs* and kPrefs*, and the private symbols: the entry
+    # point of bin/prefs (Sources/PrefsTool/EntryPoint.swift) and the
+    # terminal escaping of prefs-ui (Sources/PrefsTool/TerminalEscape.swift),
+    # which must carry their own version node.
     if nm -D --defined-only "$LIB" >"$WORK/nm.out" 2>"$WORK/nm.log"; then
         awk '{ print $NF }' "$WORK/nm.out" | sed 's/@.*//' | sort -u >"$WORK/exports"
         : >"$WORK/offenders"
         while IFS= read -r sym; do
             case "$sym" in
                 Prefs* | kPrefs*) ;;
-                prefs_tool_main)
-                    grep -q ' prefs_tool_main@@LIBPREFS_PRIVATE$' "$WORK/nm.out" ||
+                prefs_tool_main | prefs_tool_escape)
+                    grep -q " $sym@@LIBPREFS_PRIVATE\$" "$WORK/nm.out" ||
                         printf '%s\n' "$sym" >>"$WORK/offenders" ;;
                 *) is_linker_symbol "$sym" || printf '%s\n' "$sym" >>"$WORK/offenders" ;;
             esac
@@ -266,9 +268,9 @@ else
             # a LOCAL binding: listed by nm -D, though not linkable).
             awk 'NR == FNR { bad[$0] = 1; next } { name = $NF; sub(/@.*/, "", name); if (name in bad) print "type " $(NF-1) "  " name }' \
                 "$WORK/offenders" "$WORK/nm.out" >"$WORK/offenders.shown"
-            fail library/exports "$(grep -c . "$WORK/offenders") of $count symbols listed by nm -D are not Prefs*/kPrefs* (nor prefs_tool_main@@LIBPREFS_PRIVATE)" "$WORK/offenders.shown"
+            fail library/exports "$(grep -c . "$WORK/offenders") of $count symbols listed by nm -D are not Prefs*/kPrefs* (nor prefs_tool_main or prefs_tool_escape @@LIBPREFS_PRIVATE)" "$WORK/offenders.shown"
         else
-            pass library/exports "$count symbols, all Prefs*/kPrefs* but prefs_tool_main@@LIBPREFS_PRIVATE"
+            pass library/exports "$count symbols, all Prefs*/kPrefs* but prefs_tool_main and prefs_tool_escape @@LIBPREFS_PRIVATE"
         fi
 
         # Every function Prefs.h declares is exported.

@@ -69,6 +69,8 @@ SKIP = [
 # Blocks that are not commands: (document, first line, what they are).
 NOT_COMMANDS = [
     ("doc/prefs.1", "FontSize = 20 (app)", "output of prefs explain"),
+    ("doc/prefs.1", "FontSize = 18 (synced from laptop 6f3e...c2 at 2026-11-27T12:00:01.123Z)",
+     "output of prefs explain for a synced key"),
 ]
 
 PRELUDE = r"""
@@ -103,7 +105,7 @@ __expect_first() {  # the same, for the first line printed
 def man_text(line):
     """A roff line as a reader sees it, for the few requests blocks use."""
     line = re.sub(r"^\.(B|I|BI|BR|IR|RB)\s+", "", line)
-    return line.replace("\\-", "-").replace("\\e", "\\").replace('\\(em', "—")
+    return line.replace("\\-", "-").replace("\\&", "").replace("\\e", "\\").replace('\\(em', "—")
 
 
 def markdown_blocks(path):

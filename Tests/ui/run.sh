@@ -141,7 +141,7 @@ T send-keys -t ui Down Down Down Down Down Enter
 expect "ui/schema-choice-list" "Same as the system"
 expect "ui/schema-choice-list-values" "dark +Dark"
 T send-keys -t ui Up Enter
-expect "ui/schema-choice-stored" "^Theme +dark +app"
+expect "ui/schema-choice-stored" "^Theme +string +dark +app"
 if [ "$("$PREFS" read $APP Theme)" = dark ]; then pass "ui/schema-choice-read-back"; else fail "ui/schema-choice-read-back" "$("$PREFS" read $APP Theme)"; fi
 T send-keys -t ui Down Down Down Down Down Enter Escape
 expect "ui/schema-choice-cancelled" "choice cancelled"
@@ -149,7 +149,7 @@ sleep 1.1
 printf '<plist version="1.0"><dict><key>FontSize</key><integer>1000</integer><key>Theme</key><string>dark</string></dict></plist>' \
     >"$XDG_CONFIG_HOME/$APP.plist"
 T send-keys -t ui Up Up Up Up Up Down
-expect "ui/schema-ignored-value-reads-default" "^FontSize +13 +schema +\[default\]" 2
+expect "ui/schema-ignored-value-reads-default" "^FontSize +int +13 +schema +\[default\]" 2
 expect "ui/schema-shadowed-ignored-value" "^shadows: 1000 \(app, ignored: breaks the schema\)"
 T send-keys -t ui Down Down Down Down Down
 expect "ui/shadowed-schema-default" "^shadows: light \(schema\)"
@@ -158,7 +158,7 @@ expect "ui/shadowed-schema-default" "^shadows: light \(schema\)"
 "$PREFS" write $APP LongValue -string "$(printf 'x%.0s' {1..200})"
 expect "ui/cut-value-marked" "^LongValue +string +x+(…|>) +app"
 # A message wider than the screen wraps rather than being cut.
-T send-keys -t ui Home Down Enter C-u; T send-keys -t ui -l "$(printf 'b%.0s' {1..75})"; T send-keys -t ui Enter
+T send-keys -t ui Up Up Up Up Up Down Enter C-u; T send-keys -t ui -l "$(printf 'b%.0s' {1..75})"; T send-keys -t ui Enter
 expect "ui/long-message-wraps" "^bbbbb' is not an? (integer|number) \(the value is one\); nothing changed"
 "$PREFS" delete $APP LongValue
 

@@ -75,6 +75,14 @@ package enum BinaryReader {
         /// container of n items would decode n^2 values from a file of 3n
         /// bytes.
         let canonicalIndexes: UnsafeMutablePointer<UInt32>?
+        /// Whether objects are remembered by their offset (one slot per
+        /// byte of the object area) rather than by index: for a file whose
+        /// offsets do not increase and whose offset table is long next to
+        /// its objects (many entries naming few objects). Per-index state
+        /// would then cost memory in proportion to what the table declares,
+        /// not to what the file holds (a 64 MiB table naming one boolean
+        /// asked for about 900 MB).
+        let byOffset: Bool
         /// Values the result may not hold but ``decoded`` names: strings
         /// decoded only as dictionary keys, and values a later duplicate
         /// key replaced. Released in ``deallocate()``.
@@ -116,14 +124,44 @@ package enum BinaryReader {
             objectCount = Int(count)
             top = Int(topObject)
             tableStart = Int(table)
-            canonicalIndexes = try Self.canonicalIndexes(base, Int(table), Int(count), offsetSize)
+            // The memo's slots: one per object when the offsets increase
+            // (then there are no more objects than bytes); otherwise the
+            // cheaper of one per byte of the object area (9 bytes each) and
+            // one per index plus the sorted table (about 30 bytes each), so
+            // that a read's memory stays a small multiple of the file's size.
+            let area = tableStart - 8
+            if Self.offsetsIncrease(base, tableStart, objectCount, offsetSize) {
+                byOffset = false
+                canonicalIndexes = nil
+            } else if area / 3 <= objectCount {
+                byOffset = true
+                canonicalIndexes = nil
+            } else {
+                byOffset = false
+                canonicalIndexes = try Self.canonicalIndexes(base, tableStart, objectCount, offsetSize)
+            }
+            let slots = byOffset ? area : objectCount
             limit = BinaryReader.maxExpandedSize(forFileSize: bytes.count)
-            decoded = .allocate(capacity: objectCount)
-            decoded.initialize(repeating: nil, count: objectCount)
-            active = .allocate(capacity: objectCount)
-            active.initialize(repeating: false, count: objectCount)
+            decoded = .allocate(capacity: slots)
+            decoded.initialize(repeating: nil, count: slots)
+            active = .allocate(capacity: slots)
+            active.initialize(repeating: false, count: slots)
             keepAlive = .allocate(capacity: 1)
             keepAlive.initialize(to: [])
+        }
+
+        /// Whether the offsets of the table at `table` increase, as every
+        /// writer lays them out.
+        static func offsetsIncrease(_ base: UnsafeRawPointer, _ table: Int, _ count: Int, _ width: Int) -> Bool {
+            var previous = entry(base, table, 0, width)
+            var i = 1
+            while i < count {
+                let o = entry(base, table, i, width)
+                if o <= previous { return false }
+                previous = o
+                i += 1
+            }
+            return true
         }
 
         /// The first index with the same offset, for every index of the
@@ -167,11 +205,19 @@ package enum BinaryReader {
             return canonical
         }
 
-        /// The index an object is decoded and remembered under.
+        /// The index an object is decoded under.
         @inline(__always)
         func canonical(_ index: Int) -> Int {
             guard let canonicalIndexes else { return index }
             return Int(canonicalIndexes[index])
+        }
+
+        /// The slot of ``decoded`` and ``active`` object `index` (a
+        /// canonical index) is remembered in: the index, or its offset in
+        /// the object area (refused when outside it).
+        @inline(__always)
+        func slot(_ index: Int) throws(PrefsError) -> Int {
+            byOffset ? try offset(of: index) &- 8 : index
         }
 
         /// Releases what the decoder holds; the values it returned live on.
@@ -267,8 +313,9 @@ package enum BinaryReader {
         /// Decodes object `index`, at nesting `level` (the top object is at 0).
         func decode(_ index: Int, level: Int) throws(PrefsError) -> PropertyList {
             let index = canonical(index)
-            if let done = decoded[index] { return done.takeUnretainedValue() }
-            guard !active[index] else { throw fail("object \(index) contains itself") }
+            let slot = try slot(index)
+            if let done = decoded[slot] { return done.takeUnretainedValue() }
+            guard !active[slot] else { throw fail("object \(index) contains itself") }
             guard level < PropertyList.maxNesting else {
                 throw PrefsError(.tooDeep, "binary property list: nesting deeper than \(PropertyList.maxNesting) levels")
             }
@@ -321,7 +368,7 @@ package enum BinaryReader {
             case 0xA:
                 let (n, start) = try count(at, index)
                 _ = try span(start, n, refSize, index)
-                active[index] = true
+                active[slot] = true
                 var items = [PropertyList]()
                 items.reserveCapacity(n)
                 var depth = 0
@@ -332,7 +379,7 @@ package enum BinaryReader {
                     size.add(item.minimumXMLSize)
                     items.append(consume item)
                 }
-                active[index] = false
+                active[slot] = false
                 try checkLimits(depth, size.total, index)
                 value = PropertyList(container: .array(consume items), depth: depth, minimumXMLSize: size.total)
             case 0xD:
@@ -340,7 +387,7 @@ package enum BinaryReader {
                 let (pairs, overflow) = n.multipliedReportingOverflow(by: 2)
                 guard !overflow else { throw fail("object \(index) claims \(n) entries") }
                 _ = try span(start, pairs, refSize, index)
-                active[index] = true
+                active[slot] = true
                 var items = [PropertyList.Key: PropertyList](minimumCapacity: n)
                 var depth = 0
                 var size = Sizer()
@@ -356,7 +403,7 @@ package enum BinaryReader {
                         keepAlive.pointee.append(replaced)
                     }
                 }
-                active[index] = false
+                active[slot] = false
                 if items.count < n {
                     // A later duplicate key wins; count only what is kept.
                     let kept = PropertyList(.dictionary(consume items))
@@ -369,7 +416,7 @@ package enum BinaryReader {
             default:
                 throw fail("object \(index) has marker 0x\(hex(marker)), not a property-list value")
             }
-            decoded[index] = Unmanaged.passUnretained(value)
+            decoded[slot] = Unmanaged.passUnretained(value)
             return value
         }
 
@@ -393,14 +440,15 @@ package enum BinaryReader {
         /// length; decoded once per object, like values.
         func key(_ ref: Int, of index: Int) throws(PrefsError) -> (PropertyList.Key, Int) {
             let ref = canonical(ref)
-            if let done = decoded[ref] {
+            let slot = try slot(ref)
+            if let done = decoded[slot] {
                 let known = done._withUnsafeGuaranteedRef { v -> (PropertyList.Key, Int)? in
                     guard case .string(let s) = v.value else { return nil }
                     return (PropertyList.Key(s), s.utf8.count)
                 }
                 if let known { return known }
             }
-            guard !active[ref] else { throw fail("object \(ref) contains itself") }
+            guard !active[slot] else { throw fail("object \(ref) contains itself") }
             let at = try offset(of: ref)
             let marker = bytes[at] >> 4
             guard marker == 0x5 || marker == 0x6 else {

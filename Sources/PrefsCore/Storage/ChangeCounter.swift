@@ -105,14 +105,17 @@ final class ChangeCounter: @unchecked Sendable {
     /// Records a change (when this process may write the counter). When
     /// there is no file yet and this counter may make one, makes and maps
     /// it, so that processes started from now on see the next changes at
-    /// once. Called under the store's lock.
-    func bump() {
+    /// once. Returns the count after the change, `nil` when nothing was
+    /// counted. Called under the store's lock.
+    @discardableResult
+    func bump() -> UInt64? {
         if counter == nil && createOnWrite {
             createOnWrite = false
             ChangeCounter.create(path, mode: 0o644)
             _ = map()
         }
-        if let counter, writable { _ = prefs_atomic_increment(counter) }
+        guard let counter, writable else { return nil }
+        return prefs_atomic_increment(counter)
     }
 
     /// Whether `path` lies in this counter's directory tree.

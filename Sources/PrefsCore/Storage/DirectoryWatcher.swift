@@ -12,7 +12,7 @@ import Glibc
 final class DirectoryWatcher: @unchecked Sendable {
     /// How long a watcher started without observers waits.
     static let delaySeconds: Int32 = 1
-    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_MOVE_SELF)
     private static let stopByte: UInt8 = 0x73, nowByte: UInt8 = 0x6E
 
     /// A pipe whose write end wakes the thread: to stop, or to start
@@ -28,6 +28,17 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Why inotify could not be had (an errno), when it could not; under `lock`.
     private var inotifyError: Int32? = nil
     private let lock = ProcessLock()
+    /// The directory of each watch descriptor; under `lock`.
+    private var watched: [Int32: String] = [:]
+    /// The directories watched now; under `lock`.
+    private var watchedDirectories: Set<String> = []
+    /// The `.plist` files and `.d` directories that changed since the
+    /// store last took them (``takeChanges()``); under `lock`.
+    private var pending: Set<String> = []
+    /// Whether events were lost (the kernel's queue overflowed, a watched
+    /// directory went away or moved) since the store last took them; under
+    /// `lock`.
+    private var lost = false
     /// How often the counters are looked at when inotify cannot be had.
     static let pollMilliseconds: Int32 = 100
 
@@ -86,8 +97,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Watches one more directory (one that did not exist at the start).
     func add(_ directory: String) {
         lock.withLock {
-            directories.append(directory)
-            if inotify >= 0 { _ = inotify_add_watch(inotify, directory, DirectoryWatcher.mask) }
+            if !directories.contains(directory) { directories.append(directory) }
+            if inotify >= 0 && !watchedDirectories.contains(directory) { watch(directory) }
         }
     }
 
@@ -102,12 +113,101 @@ final class DirectoryWatcher: @unchecked Sendable {
     var failure: Int32? { lock.withLock { inotifyError } }
 
     /// Asks for the inotify instance and watches, once (under `lock`).
+    /// Adds an inotify watch on `dir` and remembers it (under `lock`).
+    private func watch(_ dir: String) {
+        let wd = inotify_add_watch(inotify, dir, DirectoryWatcher.mask)
+        guard wd >= 0 else { return }
+        watched[wd] = dir
+        watchedDirectories.insert(dir)
+    }
+
+    /// Whether the kernel reports the changes in directory `dir` now.
+    func isWatching(_ dir: String) -> Bool {
+        lock.withLock { inotify >= 0 && watchedDirectories.contains(dir) }
+    }
+
+    /// The paths of the `.plist` files and `.d` directories created,
+    /// written, moved or removed in the watched directories since the last
+    /// call, including what the kernel has queued and nobody has read yet:
+    /// a change announced by a counter before this call is among them (its
+    /// event was queued before the counter moved). `nil` when they cannot be
+    /// known: not watching (yet), or events were lost; then every file must
+    /// be looked at.
+    func takeChanges() -> Set<String>? {
+        lock.withLock { () -> Set<String>? in
+            guard begun, inotify >= 0 else { return nil }
+            drain()
+            defer {
+                pending = []
+                lost = false
+            }
+            return lost ? nil : pending
+        }
+    }
+
+    /// Reads every event the kernel has queued into ``pending`` (under
+    /// `lock`; the descriptor does not block). Returns whether any was
+    /// about a domain file or a drop-in directory, or events were lost.
+    @discardableResult
+    private func drain() -> Bool {
+        var relevant = false
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while inotify >= 0 {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno != EAGAIN {
+                // The descriptor is broken: stop watching (every file is
+                // looked at from now on, and the thread only waits to stop).
+                close(inotify)
+                inotify = -1
+                lost = true
+                return true
+            }
+            guard n > 0 else { break }
+            buffer.withUnsafeBytes { raw in
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= n {
+                    let wd = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                    let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    let name = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
+                    offset = nameStart + length
+                    if mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_MOVE_SELF) != 0 {
+                        // Events lost, or a watched directory gone or moved:
+                        // its watch no longer names it.
+                        lost = true
+                        relevant = true
+                        if mask & UInt32(IN_Q_OVERFLOW) == 0, let dir = watched.removeValue(forKey: wd) {
+                            watchedDirectories.remove(dir)
+                            if mask & UInt32(IN_IGNORED) == 0 { _ = inotify_rm_watch(inotify, wd) }
+                        }
+                        continue
+                    }
+                    // A domain file, or a managed drop-in directory (`<id>.d`) made or removed.
+                    let isFile = name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8)
+                    let isDropIns = name.count > 2 && name.suffix(2).elementsEqual(".d".utf8)
+                    guard isFile || isDropIns else { continue }
+                    relevant = true
+                    guard let dir = watched[wd] else {
+                        lost = true
+                        continue
+                    }
+                    pending.insert(dir + "/" + String(decoding: name, as: UTF8.self))
+                }
+            }
+        }
+        return relevant
+    }
+
     private func begin() {
         guard !begun else { return }
         begun = true
-        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0 else { inotifyError = errno; return }
-        for dir in directories { _ = inotify_add_watch(inotify, dir, DirectoryWatcher.mask) }
+        for dir in directories { watch(dir) }
+        // What changed before watching began is not known.
+        lost = true
     }
 
     /// Stops the thread, which closes its inotify instance as it leaves, and
@@ -179,28 +279,17 @@ final class DirectoryWatcher: @unchecked Sendable {
             while wakeByte(within: DirectoryWatcher.pollMilliseconds).byte != DirectoryWatcher.stopByte { poll() }
             return
         }
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let (byte, ready) = wakeByte(within: -1, alongside: fd)
             if byte == DirectoryWatcher.stopByte { closeInotify(); return }
             guard ready else { continue }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno != EINTR && errno != EAGAIN { fd = -1 }  // then only wait to be stopped
-                continue
-            }
-            var relevant = false
-            buffer.withUnsafeBytes { raw in
-                var offset = 0
-                while offset + MemoryLayout<inotify_event>.size <= n {
-                    let length = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    let nameStart = offset + MemoryLayout<inotify_event>.size
-                    let name = raw[nameStart..<min(nameStart + length, n)].prefix { $0 != 0 }
-                    // A domain file, or a managed drop-in directory (`<id>.d`) made or removed.
-                    if name.count > 6 && name.suffix(6).elementsEqual(".plist".utf8) { relevant = true }
-                    if name.count > 2 && name.suffix(2).elementsEqual(".d".utf8) { relevant = true }
-                    offset = nameStart + length
-                }
+            // Read under the lock into ``pending``, where a read of the
+            // store also looks (``takeChanges()``): no event is ever in
+            // neither place.
+            let relevant = lock.withLock { () -> Bool in
+                let r = drain()
+                fd = inotify
+                return r
             }
             if relevant { changed() }
         }

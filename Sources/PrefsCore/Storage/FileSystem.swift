@@ -166,17 +166,23 @@ package enum FileSystem {
         guard expected <= maximumFileSize else { throw tooLarge }
         var bytes = [UInt8](repeating: 0, count: expected)
         var done = 0
+        // Once the buffer is full, reads go to a small probe first: a file
+        // read whole at its stat size ends with a read of 0 bytes, and
+        // growing the buffer for it would copy (and double) the whole file.
+        var probe = [UInt8](repeating: 0, count: 4096)
         while true {
-            if done == bytes.count {  // the file grew, or a stream's next chunk
-                guard done <= maximumFileSize else { throw tooLarge }
-                bytes.append(contentsOf: repeatElement(0, count: 4096))
-            }
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            let full = done == bytes.count
+            if full { guard done <= maximumFileSize else { throw tooLarge } }
+            let n =
+                full
+                ? probe.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+                : bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 { if errno == EINTR { continue }; throw ioError("cannot read", name) }
             if n == 0 { break }
+            if full { bytes.append(contentsOf: probe[..<n]) }  // the file grew, or a stream's next chunk
             done += n
         }
-        bytes.removeSubrange(done...)
+        if done < bytes.count { bytes.removeSubrange(done...) }
         return bytes
     }
 
@@ -328,19 +334,74 @@ package enum FileSystem {
         return true
     }
 
-    /// Replaces a file the user named (not a domain file: no lock, no merge)
-    /// with `bytes`, through ``replaceAtomically(_:with:mode:)``. An
-    /// existing file keeps its permission bits, a new one gets 0666 less the
-    /// umask; a symlink at `path` is replaced, not followed; a directory is
-    /// refused before anything is written.
+    /// Writes `bytes` to a file the user named (an export or conversion
+    /// output, not a domain file: no lock, no merge), as a shell's `>` and
+    /// `cp` would, without ever replacing what is not a regular file:
+    ///
+    /// - nothing there: a new file (0666 less the umask), made atomically;
+    /// - a regular file: replaced atomically and durably (a temporary file
+    ///   renamed over it), keeping its permission bits;
+    /// - a symbolic link, a character device (`/dev/null`, a terminal) or a
+    ///   FIFO: opened through the link and written through, truncated as
+    ///   `>` truncates; the link, device or FIFO stays what it was;
+    /// - a directory, a block device, a socket, a link to nothing: refused
+    ///   before anything is written.
     package static func replaceUserFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
         var st = stat()
-        var mode: mode_t?
-        if stat(path, &st) == 0 {
-            guard (st.st_mode & S_IFMT) != S_IFDIR else { throw PrefsError(.io, "cannot write \(path): it is a directory") }
-            mode = st.st_mode & 0o7777
+        guard lstat(path, &st) == 0 else {
+            guard errno == ENOENT else { throw ioError("cannot examine", path) }
+            _ = try replaceAtomically(path, with: bytes, mode: nil)
+            return
         }
-        try replaceAtomically(path, with: bytes, mode: mode)
+        switch st.st_mode & S_IFMT {
+        case S_IFREG:
+            _ = try replaceAtomically(path, with: bytes, mode: st.st_mode & 0o7777)
+        case S_IFDIR:
+            throw PrefsError(.io, "cannot write \(path): it is a directory")
+        case S_IFLNK, S_IFCHR, S_IFIFO:
+            try writeThrough(path, bytes)
+        default:
+            throw PrefsError(.io, "cannot write \(path): not a regular file, a character device or a FIFO")
+        }
+    }
+
+    /// Writes `bytes` through `path` (a link, a device, a FIFO) as `>`
+    /// does: the open follows links and blocks until a FIFO has a reader;
+    /// what it leads to is checked on the descriptor before any byte is
+    /// written.
+    private static func writeThrough(_ path: String, _ bytes: [UInt8]) throws(PrefsError) {
+        // Where a link leads, without opening it for writing (no O_TRUNC
+        // yet, no waiting on a FIFO): a directory or a block device is
+        // refused untouched.
+        let probe = open(path, 0o10000000 | O_CLOEXEC)  // O_PATH, which Glibc does not import
+        guard probe >= 0 else {
+            if errno == ENOENT { throw PrefsError(.io, "cannot write \(path): it is a symbolic link to nothing") }
+            throw ioError("cannot open", path)
+        }
+        var st = stat()
+        let examined = fstat(probe, &st) == 0
+        close(probe)
+        guard examined else { throw ioError("cannot examine", path) }
+        let kind = st.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFCHR || kind == S_IFIFO else {
+            throw PrefsError(
+                .io, "cannot write \(path): it leads to \(kind == S_IFDIR ? "a directory" : "neither a regular file, a character device nor a FIFO")")
+        }
+        var fd: Int32
+        repeat { fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw ioError("cannot open", path) }
+        defer { close(fd) }
+        guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
+        if (st.st_mode & S_IFMT) == S_IFREG {
+            guard ftruncate(fd, 0) == 0 else { throw ioError("cannot truncate", path) }
+        } else if (st.st_mode & S_IFMT) != S_IFCHR && (st.st_mode & S_IFMT) != S_IFIFO {
+            throw PrefsError(.io, "cannot write \(path): not a regular file, a character device or a FIFO")
+        }
+        try injectedFault("write")
+        guard writeAll(fd, bytes) else { throw ioError("cannot write", path) }
+        if (st.st_mode & S_IFMT) == S_IFREG {
+            guard fsync(fd) == 0 else { throw ioError("cannot flush", path) }
+        }
     }
 
     /// How the names of ``replaceAtomically(_:with:mode:)``'s temporary

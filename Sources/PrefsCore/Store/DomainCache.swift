@@ -10,6 +10,7 @@ extension PreferencesStore {
         if let d = s.domains[path] { return d }
         let d = Domain(path: path, shared: locations.isShared(path), index: locations.index(of: path))
         s.domains[path] = d
+        s.domainsByDirectory[FileSystem.parent(of: path), default: []].append(d)
         if d.isDropInDirectory { watchDropIns(d, &s) }
         reload(d, &s)
         watchLinkTarget(d, &s)
@@ -23,7 +24,9 @@ extension PreferencesStore {
     func watchLinkTarget(_ d: Domain, _ s: inout State) {
         if d.isDropInDirectory { return watchDropIns(d, &s) }
         let dir = FileSystem.parent(of: d.file)
-        guard dir != FileSystem.parent(of: d.path), !s.linkedDirectories.contains(dir) else { return }
+        guard dir != FileSystem.parent(of: d.path) else { return }
+        s.linkedDomains[d.path] = d
+        guard !s.linkedDirectories.contains(dir) else { return }
         s.linkedDirectories.append(dir)
         watcher?.add(dir)
     }
@@ -95,15 +98,84 @@ extension PreferencesStore {
         noticeDeclaredDefaults(&s)
     }
 
+    /// Re-reads the loaded files that changed on disk, and the installed
+    /// schemas. With the watcher running, only the files it names (and
+    /// those in directories it does not report on, and symlinked ones) are
+    /// looked at: the cost follows the files that changed, not the files
+    /// loaded. Without it (in the first second, or without inotify, or when
+    /// it lost events) every loaded file is looked at, one `stat` each.
     func refreshLoaded(_ s: inout State) {
+        guard let watcher, let names = watcher.takeChanges() else { return refreshEveryLoaded(&s) }
+        var candidates: [String: Domain] = [:]
+        var schemasChanged = false
+        for path in names {
+            if let d = s.domains[path] {
+                // A drop-in directory made or removed: watched from now on.
+                if d.isDropInDirectory { watchDropIns(d, &s) }
+                candidates[path] = d
+            }
+            let dir = FileSystem.parent(of: path)
+            if let d = s.domains[dir], d.isDropInDirectory { candidates[dir] = d }
+            if locations.schemaDirectories.contains(dir) { schemasChanged = true }
+        }
+        for (path, d) in s.linkedDomains { candidates[path] = d }
+        // Directories the kernel does not report on (missing when watching
+        // began, or made since): watched from now on when they exist, and
+        // their files looked at this time. One that stays missing holds no
+        // file: looked at once.
+        func unreported(_ dir: String, _ s: inout State) -> Bool {
+            guard !watcher.isWatching(dir) else { return false }
+            if ((try? FileSystem.stamp(dir)) ?? nil) != nil {
+                watcher.add(dir)
+                s.absentDirectories.remove(dir)
+                return true
+            }
+            return s.absentDirectories.insert(dir).inserted
+        }
+        for (dir, ds) in s.domainsByDirectory where unreported(dir, &s) {
+            for d in ds { candidates[d.path] = d }
+        }
+        for dir in locations.schemaDirectories where unreported(dir, &s) { schemasChanged = true }
+        // A drop-in directory looked at is watched from now on when it
+        // exists (one found in a directory that was not watched, too), before
+        // it is read: a file written in it later is then named.
+        for d in candidates.values where d.isDropInDirectory { watchDropIns(d, &s) }
+        let schemas = schemasChanged ? changedSchemas(s) : []
+        // The sync folder: read again when the watcher names a file of it,
+        // or when it is not watched yet (it did not exist).
+        var synced: SyncSnapshot? = nil
+        if let l = s.synced, !l.watched || names.contains(where: { FileSystem.parent(of: $0) == l.reader.folder }) {
+            synced = rescanSynced(&s)
+        }
+        s.lastRecheckCount = candidates.count
+        reload(candidates.values.filter { !$0.loaded || $0.hasChangedOnDisk }, schemas, synced, &s)
+    }
+
+    /// How many loaded files the store's last re-check (after a change
+    /// counter moved, or the watcher saw a change) looked at: the changed
+    /// ones and a few others while the watcher reports changes, every
+    /// loaded file otherwise. Thread-safe (takes the store's lock).
+    package var filesLookedAtByLastRecheck: Int { withLocked { $0.lastRecheckCount } }
+
+    /// ``refreshLoaded(_:)`` looking at every loaded file and schema.
+    func refreshEveryLoaded(_ s: inout State) {
         // A drop-in directory made empty changes no values, but must be
         // watched from now on.
         for d in s.domains.values where d.isDropInDirectory { watchDropIns(d, &s) }
-        let schemas = changedSchemas(s)
-        let synced = rescanSynced(&s)
-        guard synced != nil || !schemas.isEmpty || s.domains.values.contains(where: { $0.loaded && $0.hasChangedOnDisk }) else { return }
+        // One look (a stat) per loaded file; only the files that changed
+        // are read again and have their link target looked at.
+        let changed = s.domains.values.filter { !$0.loaded || $0.hasChangedOnDisk }
+        s.lastRecheckCount = s.domains.count
+        reload(changed, changedSchemas(s), rescanSynced(&s), &s)
+    }
+
+    /// Re-reads `changed` and the schemas of `schemas`, takes in the sync
+    /// folder's new state `synced`, rebuilds the views and queues the
+    /// changes for observers.
+    private func reload(_ changed: [Domain], _ schemas: [String], _ synced: SyncSnapshot?, _ s: inout State) {
+        guard synced != nil || !schemas.isEmpty || !changed.isEmpty else { return }
         let before = snapshot(&s)
-        for d in s.domains.values {
+        for d in changed {
             reload(d, &s)
             watchLinkTarget(d, &s)
         }

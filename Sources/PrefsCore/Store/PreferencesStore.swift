@@ -111,6 +111,18 @@ public final class PreferencesStore: @unchecked Sendable {
         var linkedDirectories: [String] = []
         /// The sync folder as last read (see `Synced.swift`); nil until used.
         var synced: SyncedLayer? = nil
+        /// The loaded domains by the directory they are named in, so that
+        /// a re-check looks at the files of directories the watcher does not
+        /// report on, not at every file (see ``refreshLoaded(_:)``).
+        var domainsByDirectory: [String: [Domain]] = [:]
+        /// Loaded domains whose file is a symlink into another directory.
+        var linkedDomains: [String: Domain] = [:]
+        /// Directories the watcher does not report on that were missing at
+        /// the last re-check (their files were all seen missing then).
+        var absentDirectories: Set<String> = []
+        /// How many loaded files the last re-check looked at (for tests
+        /// and measurements: ``filesLookedAtByLastRecheck``).
+        var lastRecheckCount = 0
     }
 
     /// Runs `body` with the state, under the store's lock.

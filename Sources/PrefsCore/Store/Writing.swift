@@ -5,8 +5,17 @@ extension PreferencesStore {
     /// Tells other processes that `d`'s file was replaced: bumps the
     /// counters of the directory it is named in and of the one a symlink
     /// led to, so readers of either name see the change.
-    func announce(_ d: Domain) {
-        for c in counters where c.covers(d.path) || c.covers(d.file) { c.bump() }
+    ///
+    /// A counter that moves by exactly this bump was moved by no other
+    /// process since this store last looked: this store's next read need
+    /// not look at its loaded files again for it (the file written is
+    /// already the one in memory). Otherwise the next read looks, as for
+    /// any other process's write.
+    func announce(_ d: Domain, _ s: inout State) {
+        for (i, c) in counters.enumerated() where c.covers(d.path) || c.covers(d.file) {
+            let seen = s.seenCounts[i]
+            if let now = c.bump(), now == seen &+ 1 { s.seenCounts[i] = now }
+        }
     }
 
     /// Commits `d` and announces the new file.
@@ -14,7 +23,7 @@ extension PreferencesStore {
         let wrote = d.hasPendingChanges
         let note = try d.commit()
         if wrote {
-            announce(d)
+            announce(d, &s)
             // Other processes' changes taken in by the write change no
             // stamp this process will see again: views built before miss them.
             if d.commitMetChanges { invalidateViews(&s) }
@@ -199,7 +208,7 @@ extension PreferencesStore {
             let d = domain(path, &s)
             let before = observers.isEmpty ? [:] : snapshot(&s)
             let removed = try d.remove()
-            if removed { announce(d) }
+            if removed { announce(d, &s) }
             invalidateViews(&s)
             s.outbox += differences(before, &s)
             return true
