@@ -236,8 +236,8 @@ static int matches(const char *key, const char *value)
     return 0;
 }
 
-static void add_row(const char *key, size_t key_len, char *value, const char *type, const char *layer, int forced,
-                    int deflt)
+static void add_row(const char *key, size_t key_len, char *value, const char *type, const char *layer,
+                    int forced, int deflt)
 {
     struct row *r = realloc(rows, (nrows + 1) * sizeof *rows);
     if (r == NULL) {
