@@ -86,13 +86,20 @@ package struct SettingsSchema: Sendable {
     package struct Constraint: Sendable, Equatable {
         /// The shape of the accepted values.
         package enum Accepted: Sendable, Equatable {
+            // `oneOf` comes first on purpose. Swift stores a multi-payload
+            // enum's case in the spare high bits of its payloads, so the
+            // array reference of any later case is kept with bits set in
+            // its top byte: a pointer LeakSanitizer does not recognise, so
+            // a list only this enum holds (a toggle's [TrueValue,
+            // FalseValue]) is reported as leaked at exit. The first payload
+            // case has tag 0 and keeps its reference as a plain pointer.
+            /// One of these values exactly.
+            case oneOf([PropertyList])
             /// Any value of this kind.
             case kind(PropertyList.Kind)
             /// A number: only integers when `integral`, else integers and
             /// reals; within ``minimum`` and ``maximum``.
             case number(integral: Bool)
-            /// One of these values exactly.
-            case oneOf([PropertyList])
         }
         /// The shape of the accepted values.
         package var accepted: Accepted
