@@ -139,11 +139,41 @@ if [ "$root" = 1 ]; then
             fail "output/a second user's export through its link to a device: written through" "status $rc; link: $(kind "$WORK/other/link"), node: $(kind "$D/null"); $(head -c 200 "$WORK/stderr")"
         fi
         chown -R 0 "$CFG"
+        # Root exporting into a sticky, world-writable directory: another
+        # user's file keeps its owner and mode (written through, as cp
+        # does); a link another user planted there is not followed.
+        mkdir -p "$WORK/sticky" && chmod 1777 "$WORK/sticky"
+        setpriv --reuid="$nobody" --regid="$(id -g nobody)" --clear-groups \
+            sh -c 'echo theirs >"$1/theirs.plist"; chmod 6777 "$1/theirs.plist"; ln -s "$2" "$1/planted.plist"' - \
+            "$WORK/sticky" "$WORK/files/secret"
+        printf 'secret\n' >"$WORK/files/secret" && chmod 600 "$WORK/files/secret"
+        p export com.example.h "$WORK/sticky/theirs.plist"
+        if [ "$rc" = 0 ] && [ "$(stat -c '%u %a' "$WORK/sticky/theirs.plist")" = "$nobody 6777" ] &&
+            grep -q '<key>Greeting</key>' "$WORK/sticky/theirs.plist"; then
+            pass "output/root exporting over another user's file: written, owner and mode kept"
+        else
+            fail "output/root exporting over another user's file: written, owner and mode kept" "status $rc, now $(stat -c '%U %a' "$WORK/sticky/theirs.plist")"
+        fi
+        p export com.example.h "$WORK/sticky/planted.plist"
+        if [ "$rc" = 1 ] && [ "$(cat "$WORK/files/secret")" = secret ] && [ -L "$WORK/sticky/planted.plist" ]; then
+            pass "output/a link another user planted: refused, its target untouched"
+        else
+            fail "output/a link another user planted: refused, its target untouched" "status $rc, target: $(head -c 80 "$WORK/files/secret")"
+        fi
     else
         skip "output/a second user's export" "no setpriv or no user nobody"
     fi
 else
     skip "output/device nodes" "not root (mknod)"
+fi
+# The caller's own file with a set-ID bit: replaced with its permission
+# bits only, never a set-user-ID, set-group-ID or sticky bit.
+printf 'old\n' >"$WORK/files/mine.plist" && chmod 6755 "$WORK/files/mine.plist"
+p export com.example.h "$WORK/files/mine.plist"
+if [ "$rc" = 0 ] && [ "$(stat -c %a "$WORK/files/mine.plist")" = 755 ]; then
+    pass "output/export over the caller's set-ID file: permission bits only"
+else
+    fail "output/export over the caller's set-ID file: permission bits only" "status $rc, now $(stat -c %a "$WORK/files/mine.plist")"
 fi
 
 # A FIFO: written through to its reader; it stays a FIFO.

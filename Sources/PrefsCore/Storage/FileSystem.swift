@@ -339,11 +339,17 @@ package enum FileSystem {
     /// `cp` would, without ever replacing what is not a regular file:
     ///
     /// - nothing there: a new file (0666 less the umask), made atomically;
-    /// - a regular file: replaced atomically and durably (a temporary file
-    ///   renamed over it), keeping its permission bits;
+    /// - a regular file of the caller's: replaced atomically and durably (a
+    ///   temporary file renamed over it), keeping its permission bits but
+    ///   never a set-user-ID, set-group-ID or sticky bit;
+    /// - a regular file of another user's (root writing a user's file):
+    ///   written through, as `cp` does, so that it keeps its owner and mode;
     /// - a symbolic link, a character device (`/dev/null`, a terminal) or a
     ///   FIFO: opened through the link and written through, truncated as
-    ///   `>` truncates; the link, device or FIFO stays what it was;
+    ///   `>` truncates; the link, device or FIFO stays what it was. A link
+    ///   is followed only when it is the caller's or root's (as the
+    ///   kernel's `protected_symlinks` rule has it in sticky directories):
+    ///   a link another user planted is refused;
     /// - a directory, a block device, a socket, a link to nothing: refused
     ///   before anything is written.
     package static func replaceUserFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
@@ -354,10 +360,14 @@ package enum FileSystem {
             return
         }
         switch st.st_mode & S_IFMT {
+        case S_IFREG where st.st_uid == geteuid():
+            _ = try replaceAtomically(path, with: bytes, mode: st.st_mode & 0o777)
         case S_IFREG:
-            _ = try replaceAtomically(path, with: bytes, mode: st.st_mode & 0o7777)
+            try writeThrough(path, bytes, followingLinks: false)
         case S_IFDIR:
             throw PrefsError(.io, "cannot write \(path): it is a directory")
+        case S_IFLNK where st.st_uid != geteuid() && st.st_uid != 0:
+            throw PrefsError(.io, "cannot write \(path): it is a symbolic link of another user's, which is not followed")
         case S_IFLNK, S_IFCHR, S_IFIFO:
             try writeThrough(path, bytes)
         default:
@@ -369,11 +379,14 @@ package enum FileSystem {
     /// does: the open follows links and blocks until a FIFO has a reader;
     /// what it leads to is checked on the descriptor before any byte is
     /// written.
-    private static func writeThrough(_ path: String, _ bytes: [UInt8]) throws(PrefsError) {
+    /// Without `followingLinks`, a symlink put at `path` since it was
+    /// examined is refused rather than followed.
+    private static func writeThrough(_ path: String, _ bytes: [UInt8], followingLinks: Bool = true) throws(PrefsError) {
+        let noFollow = followingLinks ? 0 : O_NOFOLLOW
         // Where a link leads, without opening it for writing (no O_TRUNC
         // yet, no waiting on a FIFO): a directory or a block device is
         // refused untouched.
-        let probe = open(path, 0o10000000 | O_CLOEXEC)  // O_PATH, which Glibc does not import
+        let probe = open(path, 0o10000000 | O_CLOEXEC | noFollow)  // O_PATH, which Glibc does not import
         guard probe >= 0 else {
             if errno == ENOENT { throw PrefsError(.io, "cannot write \(path): it is a symbolic link to nothing") }
             throw ioError("cannot open", path)
@@ -388,7 +401,7 @@ package enum FileSystem {
                 .io, "cannot write \(path): it leads to \(kind == S_IFDIR ? "a directory" : "neither a regular file, a character device nor a FIFO")")
         }
         var fd: Int32
-        repeat { fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        repeat { fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | noFollow) } while fd < 0 && errno == EINTR
         guard fd >= 0 else { throw ioError("cannot open", path) }
         defer { close(fd) }
         guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
