@@ -32,11 +32,12 @@ for step in "$@"; do
         verdict=FAIL
         failed+=("$step")
     fi
-    # Test scripts print "PASS  name" per check; swift test prints
-    # "Test run with N tests ... passed".
-    n=$(grep -c '^PASS ' "$log")
+    # Test scripts print "PASS  name" per check (Tests/compile-fail "ok");
+    # swift test prints "Test run with N tests ... passed"; pytest "N passed".
+    n=$(grep -c -E '^(PASS|ok) ' "$log")
     st=$(sed -n 's/.*Test run with \([0-9][0-9]*\) tests\{0,1\} in .* passed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-    n=$((n + st))
+    py=$(sed -n 's/^=* *\([0-9][0-9]*\) passed.* in [0-9.]*s.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+    n=$((n + st + py))
     checks=$((checks + n))
     warnings=$(grep -c 'warning:' "$log")
     printf '%s  %4d checks  %4ds%s\n' "$verdict" "$n" $((SECONDS - t0)) "$([ "$warnings" -gt 0 ] && echo "  ($warnings warning lines)")"
@@ -47,6 +48,7 @@ done
 
 echo
 echo "check: ${#passed[@]} of $# steps passed, $checks checks, $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s; logs in build/check/"
+echo "steps: ${#passed[@]} passed, ${#failed[@]} failed"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "check: FAILED: ${failed[*]}"
     exit 1
