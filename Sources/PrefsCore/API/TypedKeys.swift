@@ -124,7 +124,7 @@ extension Preferences {
 
         /// A key whose value a property list holds directly.
         public convenience init(_ name: String, default defaultValue: Value) where Value: PropertyListConvertible {
-            self.init(name: name, source: .fixed(defaultValue), decode: Value.init(propertyList:), encode: { $0.propertyList })
+            self.init(name: name, source: .fixed(defaultValue), decode: { Value(propertyList: $0) }, encode: { $0.propertyList })
         }
 
         /// A key whose stored values are checked by `accepts`, as a
@@ -158,13 +158,13 @@ extension Preferences {
         /// `makeDefault` may run on any thread.
         public convenience init(_ name: String, default makeDefault: @escaping @Sendable () -> Value)
         where Value: PropertyListConvertible {
-            self.init(name: name, source: .dynamic(makeDefault), decode: Value.init(propertyList:), encode: { $0.propertyList })
+            self.init(name: name, source: .dynamic(makeDefault), decode: { Value(propertyList: $0) }, encode: { $0.propertyList })
         }
 
         /// A key of an optional value without a default: reads `nil` until
         /// set; assigning `nil` removes the user's value.
         public convenience init<Wrapped: PropertyListConvertible>(_ name: String) where Value == Wrapped? {
-            self.init(name: name, source: .fixed(nil), decode: Value.init(propertyList:), encode: { $0.propertyList })
+            self.init(name: name, source: .fixed(nil), decode: { Value(propertyList: $0) }, encode: { $0.propertyList })
         }
 
         // Stored as the raw value.
@@ -173,13 +173,13 @@ extension Preferences {
         /// strings or integers).
         public convenience init(_ name: String, default defaultValue: Value)
         where Value: RawRepresentable, Value.RawValue: PropertyListConvertible {
-            self.init(name: name, source: .fixed(defaultValue), decode: Self.decodeRaw, encode: { $0.rawValue.propertyList })
+            self.init(name: name, source: .fixed(defaultValue), decode: { Self.decodeRaw($0) }, encode: { $0.rawValue.propertyList })
         }
 
         /// A key stored as its raw value, with a default computed at each read.
         public convenience init(_ name: String, default makeDefault: @escaping @Sendable () -> Value)
         where Value: RawRepresentable, Value.RawValue: PropertyListConvertible {
-            self.init(name: name, source: .dynamic(makeDefault), decode: Self.decodeRaw, encode: { $0.rawValue.propertyList })
+            self.init(name: name, source: .dynamic(makeDefault), decode: { Self.decodeRaw($0) }, encode: { $0.rawValue.propertyList })
         }
 
         /// A key of an optional value stored as its raw value, without a
@@ -203,14 +203,18 @@ extension Preferences {
         /// values (a struct as a dictionary, an array as an array).
         @_disfavoredOverload
         public convenience init(_ name: String, default defaultValue: Value) where Value: Codable {
-            self.init(name: name, source: .fixed(defaultValue), decode: Self.decodeCodable, encode: Preferences.encode)
+            self.init(
+                name: name, source: .fixed(defaultValue), decode: { Self.decodeCodable($0) },
+                encode: { (v: Value) throws(PrefsError) in try Preferences.encode(v) })
         }
 
         /// A `Codable` key with a default computed at each read.
         @_disfavoredOverload
         public convenience init(_ name: String, default makeDefault: @escaping @Sendable () -> Value)
         where Value: Codable {
-            self.init(name: name, source: .dynamic(makeDefault), decode: Self.decodeCodable, encode: Preferences.encode)
+            self.init(
+                name: name, source: .dynamic(makeDefault), decode: { Self.decodeCodable($0) },
+                encode: { (v: Value) throws(PrefsError) in try Preferences.encode(v) })
         }
 
         /// A key of an optional `Codable` value without a default: `nil`
