@@ -418,6 +418,42 @@ private final class SyncSandbox {
         #expect(s.state.record(of: "Color", in: Self.app)?.value == "normal")
     }
 
+    @Test func aFileOverTheLimitsIsReadWithinThemAlike() throws {
+        // 2,000 keys in one application, and 3 values of 400 kB in another:
+        // every reader keeps the same 1,024 keys and the same 1 MB.
+        var f = SyncFile(machine: machine(3), machineName: "big")
+        let t = SyncTimestamp(wall: 1000, counter: 0, machine: machine(3))
+        for i in 0..<2000 { f.applications[Self.app, default: .init()].values[PropertyList.Key("k\(i)")] = SyncRecord(value: .integer(i), time: t) }
+        f.applications[Self.app]!.values["gone"] = SyncRecord(value: nil, time: t)
+        let big = PropertyList.data([UInt8](repeating: 7, count: 400_000))
+        for k in ["b1", "b2", "b3"] { f.applications["com.example.big", default: .init()].values[PropertyList.Key(k)] = SyncRecord(value: big, time: t) }
+        let (read, problems) = try SyncFile.decode(try f.encoded(), machine: machine(3))
+        let app = read.applications[Self.app]!
+        #expect(app.liveCount == SyncLimits.maximumKeys)
+        #expect(app.values["gone"] != nil)
+        #expect(read.applications["com.example.big"]!.liveBytes <= SyncLimits.maximumBytes)
+        #expect(read.applications["com.example.big"]!.liveCount == 2)
+        #expect(problems.contains { $0.contains("limits") })
+        let again = try SyncFile.decode(try read.encoded(), machine: machine(3)).file
+        #expect(again == read)
+        #expect(Set(app.values.keys) == Set(try SyncFile.decode(try f.encoded(), machine: machine(3)).file.applications[Self.app]!.values.keys))
+    }
+
+    @Test func aMachineFileStaysUnderTheSizeReadersTake() throws {
+        let box = SyncSandbox()
+        let a = box.writer(machine(1))
+        var refused = false
+        for i in 0..<(SyncLimits.maximumFileSize / 900_000 + 1) {
+            // Values that differ (a binary property list stores equal ones once).
+            let big = PropertyList.data([UInt8](repeating: UInt8(i), count: 900_000))
+            do { try a.apply(.init(values: ["big": big]), to: "com.example.big\(i)") } catch { refused = true }
+        }
+        #expect(refused)
+        let s = SyncFolderReader(folder: box.folder).scan()
+        #expect(s.problems.isEmpty)
+        #expect(s.files[machine(1)] != nil)
+    }
+
     @Test func twoWritersOfOneMachineKeepBothKeys() throws {
         let box = SyncSandbox()
         let first = box.writer(machine(1))

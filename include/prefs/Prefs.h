@@ -670,8 +670,9 @@ PREFS_EXPORT bool PrefsAppValueIsForced(const char *key, const char *application
  *  domain. Refused, changing nothing (false, PrefsCopyLastError tells
  *  why): an empty key or one over 64 bytes of UTF-8
  *  (kPrefsErrorInvalidArgument), an app past 1,024 synced keys or 1 MB of
- *  synced keys and values (kPrefsErrorInvalidArgument), a folder that
- *  cannot be written (kPrefsErrorIO). Since 1.3. Thread-safe. */
+ *  synced keys and values or this machine's file past 4 MiB
+ *  (kPrefsErrorInvalidArgument), a folder that cannot be written
+ *  (kPrefsErrorIO). Since 1.3. Thread-safe. */
 PREFS_EXPORT bool PrefsAppSetKeySynced(const char *key, bool synced, const char *applicationID);
 
 /** Whether `key` of the app syncs: declared by PrefsAppSetKeySynced or

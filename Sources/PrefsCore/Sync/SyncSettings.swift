@@ -178,7 +178,14 @@ package struct SyncWriter {
             for (key, synced) in change.declarations { app.declarations[key] = SyncDeclaration(synced: synced, time: time) }
             own.applications[application] = app
             try checkLimits(before: before.state.applications[application] ?? SyncApplication(), own: app, change: change)
-            try FileSystem.replaceAtomically(path, with: try own.encoded(), mode: 0o600)
+            let bytes = try own.encoded()
+            if bytes.count > SyncLimits.maximumFileSize {
+                throw PrefsError(
+                    .invalidArgument,
+                    "this machine's synced values would take \(bytes.count) bytes, more than the \(SyncLimits.maximumFileSize >> 20) MiB a machine file may hold"
+                )
+            }
+            try FileSystem.replaceAtomically(path, with: bytes, mode: 0o600)
             return reader.scan()
         }
     }
