@@ -1270,6 +1270,9 @@ ok "sync/explain names the machine and the time" grep -Eq '^Color = red \(synced
 MACHINE_FILE=$(ls "$WORK/sync"/machine-*.plist)
 refuse "sync/a key over 64 bytes is refused" 1 "$MACHINE_FILE" -- sync add $S "$(printf 'k%.0s' $(seq 65))"
 refuse "sync/a file path is refused" 64 "$MACHINE_FILE" -- sync add /tmp/x Color
+p sync add $'a/b\nFORGED LINE' Color
+ok "sync/a bad domain: refused" test "$rc" != 0
+ok "sync/a bad domain: its newline is escaped, not printed" test "$(wc -l <"$WORK/err")" = 1 -a -z "$(grep '^FORGED LINE' "$WORK/err")"
 # Another machine's file with a terminal escape in its name, and garbage.
 python3 - "$WORK/sync" <<'PY'
 import plistlib, sys
