@@ -8,7 +8,8 @@ import Glibc
 /// merged. Nothing may crash or hang; the reader creates nothing; what
 /// decodes survives its own encoding unchanged; the merge is the same in
 /// either order and idempotent; no entry carries a time the clock cannot
-/// pass (beyond its range) or a key too long to sync.
+/// pass (beyond its range) or a key too long to sync, and no application
+/// keeps more than its limits (1,024 keys, 1 MB).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = [UInt8](UnsafeRawBufferPointer(start: data, count: size))
@@ -20,6 +21,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                 guard key.string.utf8.count <= SyncLimits.maximumKeyLength, record.time.wall <= SyncTimestamp.maximumWall,
                     record.time.machine == fuzzed
                 else { failure("an entry the decoder should have refused was kept") }
+            }
+            guard app.liveCount <= SyncLimits.maximumKeys, app.liveBytes <= SyncLimits.maximumBytes else {
+                failure("an application past the limits was kept")
             }
         }
         guard let again = try? file.encoded() else { return 0 }  // e.g. a value only XML cannot carry: fine

@@ -46,7 +46,7 @@ enum Sync {
         do throws(PrefsError) {
             try SyncSettings.setFolder(path, configDirectory)
         } catch {
-            throw .refused("prefs: \(error.message); nothing was changed")
+            throw .refused("prefs: \(text(error.message)); nothing was changed")
         }
         if let env = getenv("PREFS_SYNC_DIR"), env.pointee != 0 {
             Output.error.line("prefs: note: PREFS_SYNC_DIR is set and takes precedence over the folder chosen here")
@@ -59,7 +59,7 @@ enum Sync {
         do throws(PrefsError) {
             return try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(error.message)")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(text(error.message))")
         }
     }
 
@@ -74,11 +74,11 @@ enum Sync {
             do throws(PrefsError) {
                 try store.setSynced(synced, forKey: key, application: app)
             } catch {
-                throw .refused("prefs: \(text(key)): \(error.message)")
+                throw .refused("prefs: \(text(key)): \(text(error.message))")
             }
         }
         do throws(PrefsError) { try store.synchronize(application: app) } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(text(error.message))")
         }
     }
 
@@ -107,7 +107,7 @@ enum Sync {
         let apps = app.map { [$0] } ?? snapshot.state.applications.keys.sorted()
         for a in apps {
             let keys: [String]
-            do throws(PrefsError) { keys = try store.syncedKeys(application: a) } catch { throw .refused("prefs: \(error.message)") }
+            do throws(PrefsError) { keys = try store.syncedKeys(application: a) } catch { throw .refused("prefs: \(text(error.message))") }
             let merged = snapshot.state.applications[a]
             // The keys with a value but no longer synced are left out.
             out.line("\(text(a)):")

@@ -418,6 +418,105 @@ private final class SyncSandbox {
         #expect(s.state.record(of: "Color", in: Self.app)?.value == "normal")
     }
 
+    /// A machine file holding `key` of `app` at `time`.
+    private func plant(_ box: SyncSandbox, _ app: String, _ key: PropertyList.Key, _ time: SyncTimestamp) throws {
+        var f = SyncFile(machine: time.machine, machineName: "hostile")
+        f.applications[app, default: .init()].values[key] = SyncRecord(value: "hostile", time: time)
+        box.write(try f.encoded(), SyncFile.fileName(of: time.machine))
+    }
+
+    private func time(of key: PropertyList.Key, _ app: String, _ box: SyncSandbox) -> SyncTimestamp? {
+        SyncFolderReader(folder: box.folder).scan().state.record(of: key, in: app)?.time
+    }
+
+    @Test func oneEntryAtTheEndOfTimeDragsNoClock() throws {
+        // One entry of an unrelated application, at the very end of the
+        // clock's range: every other key is still written at honest times,
+        // and a lower machine's write still wins.
+        let box = SyncSandbox()
+        let end = SyncTimestamp(wall: SyncTimestamp.maximumWall, counter: .max, machine: machine(5))
+        try plant(box, "com.example.unrelated", "X", end)
+        let now = HybridClock.physicalNow()
+        let low = box.writer(machine(1))
+        let high = box.writer(machine(2))
+        try low.apply(.init(values: ["Color": "low"]), to: Self.app)
+        #expect(time(of: "Color", Self.app, box)!.wall < now + HybridClock.maximumLead)
+        try high.apply(.init(values: ["Color": "high"]), to: Self.app)
+        let s = try low.apply(.init(values: ["Color": "low again"]), to: Self.app)
+        #expect(s.state.record(of: "Color", in: Self.app)?.value == "low again")
+        #expect(s.state.record(of: "Color", in: Self.app)!.time.wall < now + HybridClock.maximumLead)
+    }
+
+    @Test func aWriteThatCannotPassAKeysEntryIsRefusedNotLost() throws {
+        let box = SyncSandbox()
+        let top = MachineID(String(repeating: "f", count: 32))!
+        try plant(box, Self.app, "Color", SyncTimestamp(wall: SyncTimestamp.maximumWall, counter: .max, machine: top))
+        let a = box.writer(machine(1))
+        #expect(throws: PrefsError.self) { try a.apply(.init(values: ["Color": "mine"]), to: Self.app) }
+        #expect(throws: PrefsError.self) { try a.apply(.init(values: ["Size": 2, "Color": "mine"]), to: Self.app) }
+        #expect(box.listing() == [SyncFile.fileName(of: top)])
+        // Other keys of the application are written, at honest times.
+        let s = try a.apply(.init(values: ["Size": 2]), to: Self.app)
+        #expect(s.state.record(of: "Size", in: Self.app)?.value == 2)
+        #expect(s.state.record(of: "Size", in: Self.app)!.time.wall < HybridClock.physicalNow() + HybridClock.maximumLead)
+    }
+
+    @Test func aKeyHeldFarAheadIsPassedAndRecoversOnceItsFileIsGone() throws {
+        let box = SyncSandbox()
+        let hostile = machine(5)
+        try plant(box, Self.app, "Color", SyncTimestamp(wall: SyncTimestamp.maximumWall, counter: 0, machine: hostile))
+        let a = box.writer(machine(1))
+        let s = try a.apply(.init(values: ["Color": "mine"]), to: Self.app)
+        #expect(s.state.record(of: "Color", in: Self.app)?.value == "mine")
+        // The hostile file goes: this machine's next write of the key is at
+        // an honest time again, and still wins.
+        #expect(unlink(box.folder + "/" + SyncFile.fileName(of: hostile)) == 0)
+        let now = HybridClock.physicalNow()
+        let r = try a.apply(.init(values: ["Color": "later"]), to: Self.app)
+        #expect(r.state.record(of: "Color", in: Self.app)?.value == "later")
+        #expect(r.state.record(of: "Color", in: Self.app)!.time.wall < now + HybridClock.maximumLead)
+        let b = box.writer(machine(2))
+        let t = try b.apply(.init(values: ["Color": "other"]), to: Self.app)
+        #expect(t.state.record(of: "Color", in: Self.app)?.value == "other")
+        #expect(t.state.record(of: "Color", in: Self.app)!.time.wall < now + HybridClock.maximumLead)
+    }
+
+    @Test func aFileOverTheLimitsIsReadWithinThemAlike() throws {
+        // 2,000 keys in one application, and 3 values of 400 kB in another:
+        // every reader keeps the same 1,024 keys and the same 1 MB.
+        var f = SyncFile(machine: machine(3), machineName: "big")
+        let t = SyncTimestamp(wall: 1000, counter: 0, machine: machine(3))
+        for i in 0..<2000 { f.applications[Self.app, default: .init()].values[PropertyList.Key("k\(i)")] = SyncRecord(value: .integer(i), time: t) }
+        f.applications[Self.app]!.values["gone"] = SyncRecord(value: nil, time: t)
+        let big = PropertyList.data([UInt8](repeating: 7, count: 400_000))
+        for k in ["b1", "b2", "b3"] { f.applications["com.example.big", default: .init()].values[PropertyList.Key(k)] = SyncRecord(value: big, time: t) }
+        let (read, problems) = try SyncFile.decode(try f.encoded(), machine: machine(3))
+        let app = read.applications[Self.app]!
+        #expect(app.liveCount == SyncLimits.maximumKeys)
+        #expect(app.values["gone"] != nil)
+        #expect(read.applications["com.example.big"]!.liveBytes <= SyncLimits.maximumBytes)
+        #expect(read.applications["com.example.big"]!.liveCount == 2)
+        #expect(problems.contains { $0.contains("limits") })
+        let again = try SyncFile.decode(try read.encoded(), machine: machine(3)).file
+        #expect(again == read)
+        #expect(Set(app.values.keys) == Set(try SyncFile.decode(try f.encoded(), machine: machine(3)).file.applications[Self.app]!.values.keys))
+    }
+
+    @Test func aMachineFileStaysUnderTheSizeReadersTake() throws {
+        let box = SyncSandbox()
+        let a = box.writer(machine(1))
+        var refused = false
+        for i in 0..<(SyncLimits.maximumFileSize / 900_000 + 1) {
+            // Values that differ (a binary property list stores equal ones once).
+            let big = PropertyList.data([UInt8](repeating: UInt8(i), count: 900_000))
+            do { try a.apply(.init(values: ["big": big]), to: "com.example.big\(i)") } catch { refused = true }
+        }
+        #expect(refused)
+        let s = SyncFolderReader(folder: box.folder).scan()
+        #expect(s.problems.isEmpty)
+        #expect(s.files[machine(1)] != nil)
+    }
+
     @Test func twoWritersOfOneMachineKeepBothKeys() throws {
         let box = SyncSandbox()
         let first = box.writer(machine(1))

@@ -1270,6 +1270,9 @@ ok "sync/explain names the machine and the time" grep -Eq '^Color = red \(synced
 MACHINE_FILE=$(ls "$WORK/sync"/machine-*.plist)
 refuse "sync/a key over 64 bytes is refused" 1 "$MACHINE_FILE" -- sync add $S "$(printf 'k%.0s' $(seq 65))"
 refuse "sync/a file path is refused" 64 "$MACHINE_FILE" -- sync add /tmp/x Color
+p sync add $'a/b\nFORGED LINE' Color
+ok "sync/a bad domain: refused" test "$rc" != 0
+ok "sync/a bad domain: its newline is escaped, not printed" test "$(wc -l <"$WORK/err")" = 1 -a -z "$(grep '^FORGED LINE' "$WORK/err")"
 # Another machine's file with a terminal escape in its name, and garbage.
 python3 - "$WORK/sync" <<'PY'
 import plistlib, sys
@@ -1285,6 +1288,22 @@ ok "sync/status: each key, value, machine, time" grep -q '^  Color = red (' "$WO
 ok "sync/status: a value from another machine" grep -q '^  Size = 12 (' "$WORK/out"
 ok "sync/status: what was ignored" grep -q '^  notes.txt: ' "$WORK/out"
 ok "sync/status: no control character reaches the terminal" test "$(tr -d '\n\t' <"$WORK/out" | LC_ALL=C tr -d '[:print:]' | wc -c)" = 0
+# A machine holding Size at the very end of the clock's range: a write of
+# Size cannot pass it and is refused, not lost; other keys are untouched.
+python3 - "$WORK/sync" <<'PY'
+import plistlib, sys
+m = "f" * 32
+root = {"Format": 1, "Machine": m, "Name": "end of time",
+        "Applications": {"com.example.synced": {"Values": {"Size": {"T": 253402300799999, "C": 4294967295, "V": 99}},
+                                                "Synced": {"Size": {"T": 1000, "C": 0, "S": True}}}}}
+open(f"{sys.argv[1]}/machine-{m}.plist", "wb").write(plistlib.dumps(root, fmt=plistlib.FMT_BINARY))
+PY
+refuse "sync/a write that cannot pass the key's newest is refused" 1 "$MACHINE_FILE" -- write $S Size -int 5
+expect "sync/so the key keeps its value" 0 "99" "" -- read $S Size
+expect "sync/another key is still written" 0 "" "" -- write $S Color red
+p sync status $S
+ok "sync/written at an honest time, not the end of the range" grep -Eq "^  Color = red \(.* $(date -u +%Y)-" "$WORK/out"
+rm -f "$WORK/sync/machine-ffffffffffffffffffffffffffffffff.plist"
 expect "sync/remove keeps the value locally" 0 "" "" -- sync remove $S Color
 expect "sync/removed: the app's domain answers" 0 "Color = red (app)" "" -- explain $S Color
 unset PREFS_SYNC_DIR

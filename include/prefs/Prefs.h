@@ -670,8 +670,12 @@ PREFS_EXPORT bool PrefsAppValueIsForced(const char *key, const char *application
  *  domain. Refused, changing nothing (false, PrefsCopyLastError tells
  *  why): an empty key or one over 64 bytes of UTF-8
  *  (kPrefsErrorInvalidArgument), an app past 1,024 synced keys or 1 MB of
- *  synced keys and values (kPrefsErrorInvalidArgument), a folder that
- *  cannot be written (kPrefsErrorIO). Since 1.3. Thread-safe. */
+ *  synced keys and values or this machine's file past 4 MiB
+ *  (kPrefsErrorInvalidArgument), a key another machine holds at the very
+ *  end of the clock's range, the year 9999, which no write can pass
+ *  (kPrefsErrorInvalidArgument; a write of a synced value is refused so
+ *  too), a folder that cannot be written (kPrefsErrorIO). Since 1.3.
+ *  Thread-safe. */
 PREFS_EXPORT bool PrefsAppSetKeySynced(const char *key, bool synced, const char *applicationID);
 
 /** Whether `key` of the app syncs: declared by PrefsAppSetKeySynced or

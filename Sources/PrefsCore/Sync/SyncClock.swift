@@ -69,13 +69,14 @@ package struct SyncTimestamp: Hashable, Comparable, Sendable, CustomStringConver
 }
 
 /// The hybrid logical clock of the machine that writes: the time of its next
-/// write is its physical clock, unless a write it has seen (its own or any
-/// other machine's) is as new or newer, in which case it is that write's
-/// time with the counter moved on. So a write is always newer than every
-/// write its machine had seen when it was made, and a machine whose clock
-/// runs a year fast pins no key: the first machine that reads its write
-/// writes after it. The clock keeps no state of its own: the newest time
-/// seen is found in the folder at each write.
+/// write is its physical clock, unless a write it has seen is as new or
+/// newer, in which case it is that write's time with the counter moved on.
+/// A machine whose clock runs a year fast pins no key: the first machine
+/// that reads its write writes after it. The clock keeps no state of its
+/// own: the times to pass are found in the folder at each write (see
+/// ``SyncWriter``), and only times at most ``maximumLead`` ahead of the
+/// physical clock move it, so that one entry stamped in the year 9999 does
+/// not drag every later write of every machine to the end of the range.
 package enum HybridClock {
     /// The physical clock, in milliseconds since 1970 (`CLOCK_REALTIME`),
     /// clamped to `0...SyncTimestamp.maximumWall`.
@@ -86,6 +87,12 @@ package enum HybridClock {
         guard !ms.overflow else { return t.tv_sec < 0 ? 0 : SyncTimestamp.maximumWall }
         return min(max(ms.partialValue &+ Int64(t.tv_nsec / 1_000_000), 0), SyncTimestamp.maximumWall)
     }
+
+    /// How far ahead of the physical clock a time seen in the folder may be
+    /// and still move the clock for every key: one day (a clock that runs
+    /// fast by more is wrong, not early). A write still passes every
+    /// entry of the keys it writes, however far ahead.
+    package static let maximumLead: Int64 = 86_400_000
 
     /// The time of a write by `machine` made when its physical clock reads
     /// `physical` (milliseconds) and the newest time it has seen is `seen`.

@@ -83,10 +83,12 @@ package enum SyncLimits {
     package static let maximumBytes = 1 << 20
     /// Bytes of one key's UTF-8.
     package static let maximumKeyLength = 64
-    /// The largest machine file a reader takes: beyond it the file is
-    /// ignored and reported, unread. Enough for sixteen applications at
-    /// their limit.
-    package static let maximumFileSize = 16 << 20
+    /// The largest machine file a reader takes (and a writer writes):
+    /// beyond it the file is ignored and reported, unread. Enough for one
+    /// application at its limit and many small ones (typical synced
+    /// settings take a few kilobytes), while a hostile file costs every
+    /// process that reads the folder a bounded parse.
+    package static let maximumFileSize = 4 << 20
 
     /// A value's size as counted against ``maximumBytes``: its binary
     /// property-list encoding (an unencodable value counts as too large).
@@ -192,7 +194,8 @@ package struct SyncFile: Sendable, Equatable {
     /// unusable (it does not parse, is another format version, or names
     /// another machine); otherwise returns what is well formed and, in
     /// `problems`, what was ignored (an entry of the wrong shape, a time
-    /// out of range, an application ID or key that cannot sync).
+    /// out of range, an application ID or key that cannot sync, values
+    /// past an application's limits).
     package static func decode(_ bytes: [UInt8], machine: MachineID) throws(PrefsError) -> (file: SyncFile, problems: [String]) {
         let root = try PropertyList.parse(bytes)
         guard case .dictionary(let top) = root.value else { throw PrefsError(.malformed, "not a dictionary") }
@@ -230,9 +233,30 @@ package struct SyncFile: Sendable, Equatable {
                 }
                 app.declarations[key] = SyncDeclaration(synced: synced, time: time)
             }
+            trimToLimits(&app, &ignored)
             if !app.isEmpty { file.applications[id.string] = app }
         }
         return (file, report(ignored))
+    }
+
+    /// Drops the values of `app` past an application's limits (1,024 keys
+    /// with a value, 1 MB of keys and values), as no writer makes them:
+    /// keys are taken in sorted order while they fit, so every reader keeps
+    /// the same ones. Removals are kept.
+    private static func trimToLimits(_ app: inout SyncApplication, _ ignored: inout [String: Int]) {
+        var count = 0
+        var bytes = 0
+        for key in app.values.keys.sorted() {
+            guard let value = app.values[key]?.value else { continue }
+            let size = key.string.utf8.count + SyncLimits.encodedSize(of: value)
+            if count < SyncLimits.maximumKeys && bytes + size <= SyncLimits.maximumBytes {
+                count += 1
+                bytes += size
+            } else {
+                app.values[key] = nil
+                ignored["values past an application's limits (1,024 keys, 1 MB)", default: 0] += 1
+            }
+        }
     }
 
     /// Whether `key` can sync and be written to a domain file: a synced

@@ -172,15 +172,64 @@ package struct SyncWriter {
                 }
             }
             own.machineName = machineName
-            let time = HybridClock.next(physical: clock(), after: before.state.newest, machine: machine)
+            let time = try writeTime(of: change, to: application, in: before)
             var app = own.applications[application] ?? SyncApplication()
             for (key, value) in change.values { app.values[key] = SyncRecord(value: value, time: time) }
             for (key, synced) in change.declarations { app.declarations[key] = SyncDeclaration(synced: synced, time: time) }
             own.applications[application] = app
             try checkLimits(before: before.state.applications[application] ?? SyncApplication(), own: app, change: change)
-            try FileSystem.replaceAtomically(path, with: try own.encoded(), mode: 0o600)
+            let bytes = try own.encoded()
+            if bytes.count > SyncLimits.maximumFileSize {
+                throw PrefsError(
+                    .invalidArgument,
+                    "this machine's synced values would take \(bytes.count) bytes, more than the \(SyncLimits.maximumFileSize >> 20) MiB a machine file may hold"
+                )
+            }
+            try FileSystem.replaceAtomically(path, with: bytes, mode: 0o600)
             return reader.scan()
         }
+    }
+
+    /// The time of a write of `change` to `application`, the folder being
+    /// `before`: the hybrid clock's next time after the newest entry of the
+    /// folder that is at most ``HybridClock/maximumLead`` ahead of the
+    /// physical clock, and after every other machine's entry of the keys
+    /// written, however far ahead (so the write wins). This machine's own
+    /// entries of those keys are replaced, not passed: once no other
+    /// machine holds a far-future entry of a key, its next write is at an
+    /// honest time again. Refused with `.invalidArgument` when another
+    /// machine's entry of a key is at the very end of the clock's range and
+    /// cannot be passed: the write would be lost.
+    private func writeTime(
+        of change: Change, to application: String, in before: SyncSnapshot
+    ) throws(PrefsError)
+        -> SyncTimestamp
+    {
+        let physical = min(max(clock(), 0), SyncTimestamp.maximumWall)
+        let horizon = physical + HybridClock.maximumLead
+        var seen: SyncTimestamp?
+        func see(_ t: SyncTimestamp) { if seen == nil || t > seen! { seen = t } }
+        for file in before.files.values {
+            for app in file.applications.values {
+                for r in app.values.values where r.time.wall <= horizon { see(r.time) }
+                for d in app.declarations.values where d.time.wall <= horizon { see(d.time) }
+            }
+        }
+        var keyTimes: [(key: PropertyList.Key, time: SyncTimestamp)] = []
+        for (id, file) in before.files where id != machine {
+            guard let app = file.applications[application] else { continue }
+            for key in change.values.keys { if let r = app.values[key] { keyTimes.append((key, r.time)) } }
+            for key in change.declarations.keys { if let d = app.declarations[key] { keyTimes.append((key, d.time)) } }
+        }
+        for k in keyTimes { see(k.time) }
+        let time = HybridClock.next(physical: physical, after: seen, machine: machine)
+        if let held = keyTimes.filter({ $0.time >= time }).min(by: { $0.key < $1.key }) {
+            throw PrefsError(
+                .invalidArgument,
+                "key \(held.key.string) is held at the end of the clock's range (the year 9999) by machine \(held.time.machine), which no write can pass; remove \(SyncFile.fileName(of: held.time.machine)) from the sync folder"
+            )
+        }
+        return time
     }
 
     /// Refuses a change that takes the merged application past the limits;
