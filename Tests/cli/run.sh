@@ -1104,6 +1104,35 @@ E=com.example.every
 cp "$HERE/../schemas/$E.plist" "$SCHEMAS/"
 expect "schema list/application, file, keys" 0 "$E  $SCHEMAS/$E.plist  11 keys
 $N  $SCHEMAS/$N.plist  5 keys" "" -- schema list
+# A chain of 3,000 child panes is more files than a schema may span
+# (256): reported as unusable, on a 256 KB stack too (the walk does not
+# recurse), the files of the chain are not listed as schemas, and the other
+# schemas still are.
+CHAIN=com.example.chain
+i=0
+while [ $i -lt 3000 ]; do
+    if [ $i = 0 ]; then f=$CHAIN; else f=c$i; fi
+    if [ $i -lt 2999 ]; then pane="<dict><key>Type</key><string>PSChildPaneSpecifier</string><key>File</key><string>c$((i + 1))</string></dict>"; else pane=; fi
+    printf '<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array><dict><key>Key</key><string>K%d</string><key>DefaultValue</key><integer>%d</integer></dict>%s</array></dict></plist>' \
+        $i $i "$pane" >"$SCHEMAS/$f.plist"
+    i=$((i + 1))
+done
+expect "schema list/a chain of too many panes is unusable, the others are listed" 0 "$CHAIN  $SCHEMAS/$CHAIN.plist  unusable: $SCHEMAS/$CHAIN.plist: more than 256 files with its child panes (at most 256 are read)
+$E  $SCHEMAS/$E.plist  11 keys
+$N  $SCHEMAS/$N.plist  5 keys" "" -- schema list
+(ulimit -s 256 && exec "$PREFS" explain $CHAIN) >"$WORK/out" 2>"$WORK/err"
+rc=$?
+if [ "$rc" -lt 128 ] && grep -q "more than 256 files" "$WORK/err"; then
+    pass "explain/a chain of too many panes is reported, on a small stack too"
+else
+    fail "explain/a chain of too many panes is reported, on a small stack too" "rc $rc: $(head -c 300 "$WORK/err")"
+fi
+if [ -x "$WORK/capi" ]; then
+    (ulimit -s 256 && exec "$WORK/capi" app $CHAIN K0) >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    ok "schema C read/a chain of too many panes: no value, no crash" test "$rc" -lt 128 -a "$(cat "$WORK/out")" = "absent"
+fi
+rm -f "$SCHEMAS/$CHAIN.plist" "$SCHEMAS"/c[0-9]*.plist
 expect "schema describe/a slider" 0 "Size
   specifier: PSSliderSpecifier
   type: integer
