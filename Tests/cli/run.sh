@@ -1241,6 +1241,16 @@ capi_app "schema C read/not listed: the default" "string light" $E Theme
 capi_app "schema C read/wrong type: the default" "boolean 1" $E Toggle
 capi_app "schema C read/wrong type (string key): the default" "string Anne" $E Name
 ok "schema read/the file is left as it was" cmp -s "$WORK/before" "$CFG/$E.plist"
+# A path names a file, not an application: a write to it is not bound by
+# the schema; readers of the application still answer the default.
+quiet write "$CFG/$E.plist" Size -int 99
+ok "schema write/a path domain is a file, not bound by the schema" test "$rc" = 0
+expect "schema read/... the path reads what was stored" 0 "99" "" -- read "$CFG/$E.plist" Size
+expect "schema explain/... the application reads the schema's default" 0 'Size = 13 (schema)
+  ignored: 99 (app): the schema accepts an integer from 8 to 72
+  ignored: 1000 (global): the schema accepts an integer from 8 to 72' "" -- explain $E Size
+capi_app "schema C read/... in C too" "integer 13" $E Size
+cp "$WORK/before" "$CFG/$E.plist"
 # Every specifier type, and reals without a literal: the C header carries
 # the schema's types exactly (a date is a date, data is data, NaN and the
 # infinities are doubles), compiles pedantic, and its getters give the
