@@ -5,6 +5,7 @@ import PrefsCore
 /// accepts) and turned into C and Swift code. Nothing may crash; a parsed
 /// schema's defaults are its keyed specifiers' defaults, a bound key
 /// accepts its own default and its listed values, its description holds no
+/// control character, comments hold no comment marker, trigraph or
 /// control character, and the code names every key.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -27,5 +28,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = c.accepts(.integer(UInt64.max))
     }
     if !header.hasSuffix("#endif\n") || !swift.hasSuffix("}\n") { failure("generated code is cut short") }
+    for s in keyed {
+        for text in [s.key, s.title, s.description].compactMap({ $0 }) {
+            let c = CHeader.comment(text)
+            if c.contains("*/") || c.contains("/*") || c.contains("??") { failure("a comment holds */, /* or ??") }
+            if c.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) }) {
+                failure("a comment holds a control character")
+            }
+        }
+    }
     return 0
 }

@@ -309,11 +309,25 @@ enum CHeader {
         return o + "\""
     }
 
-    /// Text safe inside a C block comment, on one line.
+    /// Text safe inside a C block comment (and a Swift line comment), on
+    /// one line: control characters, line and paragraph separators and
+    /// bidirectional controls (which GCC's `-Wbidi-chars` refuses) become
+    /// spaces, and a space splits every `*/` (which would end the comment),
+    /// `/*` (`-Wcomment`) and `??` (a trigraph such as `??/`).
     static func comment(_ s: String) -> String {
-        String(
-            s.replacingAll("*/", with: "* /").unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : Character($0) }
-        )
+        var o = ""
+        var last: Unicode.Scalar = " "
+        for u in s.unicodeScalars {
+            let v = u.value
+            let blank =
+                v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x61C || v == 0x200E || v == 0x200F || (0x2028...0x202E).contains(v)
+                || (0x2066...0x2069).contains(v)
+            let c: Unicode.Scalar = blank ? " " : u
+            if (last == "*" && c == "/") || (last == "/" && c == "*") || (last == "?" && c == "?") { o += " " }
+            o.unicodeScalars.append(c)
+            last = c
+        }
+        return o
     }
 }
 
@@ -456,18 +470,5 @@ enum SettingsSchemaNumber {
     static func of(_ v: PropertyList) -> Double? {
         if let i = v.integerValue { return Double(i) }
         return v.realValue
-    }
-}
-
-extension String {
-    /// `self` with every `target` replaced by `replacement`.
-    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
-        var out = ""
-        var rest = self[...]
-        while let r = rest.firstRange(of: target) {
-            out += rest[..<r.lowerBound] + replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
     }
 }

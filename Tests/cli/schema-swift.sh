@@ -137,5 +137,31 @@ else
     fail "schema swift/NaN and the infinities are Doubles, not strings" "$(cat "$WORK/RealKeys.swift" "$WORK/swiftc.log" | head -c 800)"
 fi
 
+# Hostile texts in a title, a description, a key and a default: comment
+# openers and closers, a trigraph, a backslash at the end of a line, a
+# newline, a bidirectional override. The keys type-check, the string
+# literals hold the texts exactly (escaped), the comments stay on one line
+# with no comment marker.
+HOSTILE=$'x /* y */ z ??/ w\\\nv \xe2\x80\xae rtl ??='
+{
+    printf '<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array>\n'
+    printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>Hostile</string>'
+    printf '<key>DefaultValue</key><string>%s</string><key>Title</key><string>%s</string><key>Description</key><string>%s/</string></dict>\n' "$HOSTILE" "$HOSTILE" "$HOSTILE"
+    printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>%s</string><key>DefaultValue</key><string>%s</string></dict>\n' "$HOSTILE" "$HOSTILE"
+    printf '</array></dict></plist>\n'
+} >"$WORK/hostile.plist"
+literal='"x /* y */ z ??/ w\\\u{a}v \u{202e} rtl ??="'
+"$PREFIX/bin/prefs" schema swift "$WORK/hostile.plist" >"$WORK/HostileKeys.swift"
+printf 'import PrefsCore\nlet h: String = Preferences.Keys.hostile.defaultValue\nlet same = h == %s\n' "$literal" >"$WORK/hostile.swift"
+if typecheck "$WORK/HostileKeys.swift" "$WORK/hostile.swift" \
+    && [ "$(grep -cF "Preferences.Key<String>($literal, default: $literal" "$WORK/HostileKeys.swift")" = 1 ] \
+    && [ "$(grep -cF "default: $literal" "$WORK/HostileKeys.swift")" = 2 ] \
+    && ! grep '^ *//' "$WORK/HostileKeys.swift" | grep -qE '/\*|\*/|\?\?' \
+    && [ "$(grep -c '^    /// x / \* y \* / z ? ?/ w\\ v   rtl ? ?=' "$WORK/HostileKeys.swift")" = 2 ]; then
+    pass "schema swift/comment markers, trigraphs, backslashes, newlines in texts"
+else
+    fail "schema swift/comment markers, trigraphs, backslashes, newlines in texts" "$(cat "$WORK/HostileKeys.swift" "$WORK/swiftc.log" | head -c 1200)"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -181,27 +181,36 @@ extension PreferencesStore {
 
     /// The installed schemas: for each application whose `<id>.plist` is
     /// the first in ``Locations/schemaDirectories``, its file and the
-    /// number of keys it names, or why it cannot be used. Files that an
-    /// installed schema reads as a child pane are not listed. Sorted by
-    /// application.
+    /// number of keys it names, or why it cannot be used. A file that
+    /// another one of the directory names as a child pane is a pane, not
+    /// listed. Sorted by application. Each file is read once, however many
+    /// schemas share it.
     package func installedSchemas() -> [(application: String, path: String, keys: Int?, problem: PrefsError?)] {
         var seen = Set<String>()
-        var found: [(application: String, path: String, keys: Int?, problem: PrefsError?)] = []
-        var panes = Set<String>()
+        var candidates: [(application: String, path: String)] = []
         for dir in locations.schemaDirectories {
             for name in FileSystem.list(dir) where name.hasSuffix(".plist") && !name.hasPrefix(".") {
                 let app = String(name.dropLast(".plist".count))
                 guard ApplicationID.problem(app) == nil, seen.insert(app).inserted else { continue }
-                let path = "\(dir)/\(name)"
-                do throws(PrefsError) {
-                    let schema = try SettingsSchema.load(path)
-                    for f in schema.files.dropFirst() { panes.insert(f.path) }
-                    found.append((app, path, schema.keyed.count + (schema.specifiers.isEmpty ? schema.defaults.count : 0), nil))
-                } catch {
-                    found.append((app, path, nil, error))
-                }
+                candidates.append((app, "\(dir)/\(name)"))
             }
         }
-        return found.filter { !panes.contains($0.path) }.sorted { PropertyList.Key($0.application) < PropertyList.Key($1.application) }
+        var parts: [String: SettingsSchema.Part] = [:]
+        var panes = Set<String>()
+        for c in candidates {
+            guard let part = try? SettingsSchema.Part(c.path) else { continue }
+            parts[c.path] = part
+            for pane in part.panes where pane != c.path { panes.insert(pane) }
+        }
+        var found: [(application: String, path: String, keys: Int?, problem: PrefsError?)] = []
+        for (app, path) in candidates where !panes.contains(path) {
+            do throws(PrefsError) {
+                let schema = try SettingsSchema.load(path, parts: &parts)
+                found.append((app, path, schema.keyed.count + (schema.specifiers.isEmpty ? schema.defaults.count : 0), nil))
+            } catch {
+                found.append((app, path, nil, error))
+            }
+        }
+        return found.sorted { PropertyList.Key($0.application) < PropertyList.Key($1.application) }
     }
 }

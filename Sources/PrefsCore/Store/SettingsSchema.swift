@@ -196,22 +196,38 @@ package struct SettingsSchema: Sendable {
     /// changed when one of them has.
     var files: [(path: String, stamp: FileSystem.Stamp)] = []
 
+    /// The most files one schema may span: its own file and its child
+    /// panes' files, each counted once. A schema that names more is refused whole (a
+    /// reader reports it and uses none of it), so a chain or a tree of
+    /// panes costs every reader at most this many reads, and every
+    /// re-check at most this many `stat` calls.
+    package static let maximumFiles = 256
+
     /// The defaults a file declares. A plain dictionary is taken whole. A
     /// dictionary with a `PreferenceSpecifiers` array contributes each
     /// specifier's `Key` → `DefaultValue`; a `PSChildPaneSpecifier` with
     /// `File` = `X` also reads `X.plist` beside it, recursively, each file
-    /// once. Throws for files that cannot be read or parsed.
+    /// once, at most ``maximumFiles`` in all. Throws for files that cannot
+    /// be read or parsed.
     package static func defaults(fromFile path: String) throws(PrefsError) -> PropertyListDictionary {
         try load(path).defaults
     }
 
     /// The schema in `path` with its child panes. Throws for a file (the
     /// root or a pane) that cannot be read or does not parse, or that is
-    /// not a dictionary.
+    /// not a dictionary, and for a schema of more than ``maximumFiles``
+    /// files.
     package static func load(_ path: String) throws(PrefsError) -> SettingsSchema {
+        var parts: [String: Part] = [:]
+        return try load(path, parts: &parts)
+    }
+
+    /// ``load(_:)`` reusing the files already read into `parts` and adding
+    /// the ones it reads: for reading many schemas of one directory, each
+    /// file once.
+    package static func load(_ path: String, parts: inout [String: Part]) throws(PrefsError) -> SettingsSchema {
         var schema = SettingsSchema()
-        var seen = Set<String>()
-        try schema.collect(path, seen: &seen)
+        try schema.collect(path, parts: &parts)
         return schema
     }
 
@@ -223,15 +239,51 @@ package struct SettingsSchema: Sendable {
         return schema
     }
 
-    private mutating func collect(_ path: String, seen: inout Set<String>) throws(PrefsError) {
-        guard seen.insert(path).inserted else { return }
-        guard let (bytes, stamp) = try FileSystem.read(path) else {
-            throw PrefsError(.io, "cannot open \(path): No such file or directory")
+    /// One file of a schema read alone: its specifiers and defaults (in
+    /// ``schema``), the child panes it names (as paths), its stamp as read.
+    package struct Part: Sendable {
+        var schema: SettingsSchema
+        /// The files of the child panes it names, in order.
+        package var panes: [String]
+        var stamp: FileSystem.Stamp
+
+        /// Reads and parses `path`; throws as ``SettingsSchema/load(_:)``.
+        package init(_ path: String) throws(PrefsError) {
+            guard let (bytes, stamp) = try FileSystem.read(path) else {
+                throw PrefsError(.io, "cannot open \(path): No such file or directory")
+            }
+            var schema = SettingsSchema()
+            let dir = FileSystem.parent(of: path)
+            panes = try schema.add(bytes, path: path).map { "\(dir)/\($0).plist" }
+            self.schema = schema
+            self.stamp = stamp
         }
-        files.append((path, stamp))
-        let dir = FileSystem.parent(of: path)
-        for pane in try add(bytes, path: path) {
-            try collect("\(dir)/\(pane).plist", seen: &seen)
+    }
+
+    /// Reads `root` and its panes in the order a depth-first walk meets
+    /// them (a file's specifiers, then each pane's in turn), each file
+    /// once. Iterative, with a work list: the depth of a chain of panes
+    /// costs no stack.
+    private mutating func collect(_ root: String, parts: inout [String: Part]) throws(PrefsError) {
+        var seen = Set<String>()
+        var pending = [root]
+        while let path = pending.popLast() {
+            guard seen.insert(path).inserted else { continue }
+            guard seen.count <= Self.maximumFiles else {
+                throw PrefsError(
+                    .malformed, "\(root): more than \(Self.maximumFiles) files with its child panes (at most \(Self.maximumFiles) are read)")
+            }
+            let part: Part
+            if let known = parts[path] {
+                part = known
+            } else {
+                part = try Part(path)
+                parts[path] = part
+            }
+            files.append((path, part.stamp))
+            specifiers += part.schema.specifiers
+            for (k, v) in part.schema.defaults { defaults[k] = v }
+            pending += part.panes.reversed()
         }
     }
 
