@@ -106,7 +106,7 @@ enum Schema {
         let (_, path, _) = try installed(app, word)
         let found: SchemaKey?
         do throws(PrefsError) { found = try PreferencesStore.shared.schemaDescription(forKey: key, application: app) } catch {
-            throw .refused("prefs: \(error.message)")
+            throw .refused("prefs: \(shown(error.message))")
         }
         guard let d = found else { throw .refused("prefs: the schema of \(shown(word)) (\(shown(path))) does not name \(shown(key))") }
         for line in lines(d) { Output.standard.line(line) }
