@@ -31,7 +31,7 @@ enum Sync {
     private static var configDirectory: String { PreferencesStore.shared.locations.userDirectory }
 
     private static func showFolder() {
-        Output.standard.line(text(SyncSettings.folder(configDirectory: configDirectory)))
+        Output.standard.line(shown(SyncSettings.folder(configDirectory: configDirectory)))
     }
 
     private static func setFolder(_ given: String) throws(Failure) {
@@ -46,7 +46,7 @@ enum Sync {
         do throws(PrefsError) {
             try SyncSettings.setFolder(path, configDirectory)
         } catch {
-            throw .refused("prefs: \(text(error.message)); nothing was changed")
+            throw .refused("prefs: \(shown(error.message)); nothing was changed")
         }
         if let env = getenv("PREFS_SYNC_DIR"), env.pointee != 0 {
             Output.error.line("prefs: note: PREFS_SYNC_DIR is set and takes precedence over the folder chosen here")
@@ -59,7 +59,7 @@ enum Sync {
         do throws(PrefsError) {
             return try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
         } catch {
-            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(text(error.message))")
+            throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }
     }
 
@@ -67,18 +67,18 @@ enum Sync {
         let app = try application(word)
         // Every key is checked before any is declared.
         for key in keys {
-            if let problem = SyncLimits.problem(ofKey: key) { throw .unusable("\(text(key)): \(problem)") }
+            if let problem = SyncLimits.problem(ofKey: key) { throw .unusable("\(shown(key)): \(problem)") }
         }
         let store = PreferencesStore.shared
         for key in keys {
             do throws(PrefsError) {
                 try store.setSynced(synced, forKey: key, application: app)
             } catch {
-                throw .refused("prefs: \(text(key)): \(text(error.message))")
+                throw .refused("prefs: \(shown(key)): \(shown(error.message))")
             }
         }
         do throws(PrefsError) { try store.synchronize(application: app) } catch {
-            throw .refused("prefs: \(text(error.message))")
+            throw .refused("prefs: \(shown(error.message))")
         }
     }
 
@@ -88,7 +88,7 @@ enum Sync {
         let snapshot = store.syncSnapshot()
         let own = SyncSettings.existingIdentity(configDirectory, hostID: store.locations.hostID)
         let out = Output.standard
-        out.line("folder: \(text(snapshot.folder))")
+        out.line("folder: \(shown(snapshot.folder))")
         out.line("this machine: \(own.map { $0.text } ?? "(no identity yet: made at the first synced write)")")
         out.line("machines:")
         if snapshot.state.machines.isEmpty { out.line("  (none)") }
@@ -96,32 +96,32 @@ enum Sync {
             let info = snapshot.state.machines[machine]!
             let mine = machine == own ? ", this machine" : ""
             let last = info.newest.map { "last write \(time($0))" } ?? "no write"
-            out.line("  \(machine.text) \(text(info.name)) (\(last)\(mine))")
+            out.line("  \(machine.text) \(shown(info.name)) (\(last)\(mine))")
         }
         if !snapshot.problems.isEmpty {
             out.line("ignored:")
             for (name, problem) in snapshot.problems.sorted(by: { $0.key < $1.key }) {
-                out.line("  \(text(name)): \(text(problem))")
+                out.line("  \(shown(name)): \(shown(problem))")
             }
         }
         let apps = app.map { [$0] } ?? snapshot.state.applications.keys.sorted()
         for a in apps {
             let keys: [String]
-            do throws(PrefsError) { keys = try store.syncedKeys(application: a) } catch { throw .refused("prefs: \(text(error.message))") }
+            do throws(PrefsError) { keys = try store.syncedKeys(application: a) } catch { throw .refused("prefs: \(shown(error.message))") }
             let merged = snapshot.state.applications[a]
             // The keys with a value but no longer synced are left out.
-            out.line("\(text(a)):")
+            out.line("\(shown(a)):")
             if keys.isEmpty { out.line("  (no synced key)") }
             for key in keys {
                 guard let record = merged?.values[PropertyList.Key(key)] else {
-                    out.line("  \(text(key)): not set by any machine")
+                    out.line("  \(shown(key)): not set by any machine")
                     continue
                 }
                 let who = "\(name(of: record.time.machine, snapshot)), \(time(record.time))"
                 if let value = record.value {
-                    out.line("  \(text(key)) = \(Sync.value(value)) (\(who))")
+                    out.line("  \(shown(key)) = \(shown(value)) (\(who))")
                 } else {
-                    out.line("  \(text(key)): removed (\(who))")
+                    out.line("  \(shown(key)): removed (\(who))")
                 }
             }
         }
@@ -131,7 +131,7 @@ enum Sync {
     /// `<name> <identity>` of a machine, for people.
     static func name(of machine: MachineID, _ snapshot: SyncSnapshot) -> String {
         let n = snapshot.state.machines[machine]?.name ?? ""
-        return n.isEmpty ? machine.text : "\(text(n)) \(machine.text)"
+        return n.isEmpty ? machine.text : "\(shown(n)) \(machine.text)"
     }
 
     /// A write's time in UTC, to the millisecond.
@@ -142,9 +142,4 @@ enum Sync {
         return String(date.dropLast()) + "." + String(repeating: "0", count: 3 - ms.count) + ms + "Z"
     }
 
-    /// `s` for a terminal, by the command's one escaping rule (``shown(_:)``).
-    static func text(_ s: String) -> String { shown(s) }
-
-    /// A value for a terminal, as a one-line listing shows it (``shown(_:)``).
-    static func value(_ v: PropertyList) -> String { shown(v) }
 }
