@@ -286,13 +286,37 @@ test-docs: example
 	python3 Tests/docs/run.py $(CURDIR)
 
 # ---------------------------------------------------------------------------
+# Documentation: PrefsCore's doc comments and its catalog
+# (Sources/PrefsCore/PrefsCore.docc: overview and articles) built by the
+# toolchain's swift-symbolgraph-extract and docc, offline, from the module
+# the release build made, into build/docs/PrefsCore.doccarchive (open it
+# with `docc preview`, or serve it as static files). A warning (a link to a
+# symbol that does not exist or names several) fails it. The articles'
+# Swift is compiled by test-docs.
+DOCC_OUT   = build/docs
+DOCC_FLAGS = --fallback-display-name PrefsCore --fallback-bundle-identifier org.libprefs.PrefsCore \
+             --transform-for-static-hosting --warnings-as-errors
+
+.PHONY: docs
+docs: build-lib
+	rm -rf $(DOCC_OUT)
+	mkdir -p $(DOCC_OUT)/symbol-graphs
+	swift-symbolgraph-extract -module-name PrefsCore -target $(shell uname -m)-unknown-linux-gnu \
+	    -I $(BUILD_DIR)/Modules -I Sources/CAtomics -I Sources/CProcessHooks/include \
+	    -I Sources/CLibXML2/include -minimum-access-level public -skip-synthesized-members \
+	    -output-dir $(DOCC_OUT)/symbol-graphs
+	docc convert Sources/PrefsCore/PrefsCore.docc --additional-symbol-graph-dir $(DOCC_OUT)/symbol-graphs \
+	    $(DOCC_FLAGS) --output-path $(DOCC_OUT)/PrefsCore.doccarchive
+	@echo "docs: $(DOCC_OUT)/PrefsCore.doccarchive"
+
+# ---------------------------------------------------------------------------
 # Tests
 
 # `make check` runs each step below as its own make, its output in
 # build/check/<step>.log, and prints one line per step and a summary
 # (Tests/check.sh). `stage` installs build/stage once; the steps that use
 # it (STAGE_INSTALL) do not install it again. Later sections add steps.
-CHECK_STEPS := stage lint version-check abi-check test-swift test-compile-fail test-c test-cli \
+CHECK_STEPS := stage lint version-check abi-check docs test-swift test-compile-fail test-c test-cli \
                test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb \
                test-tsan test-docs
 

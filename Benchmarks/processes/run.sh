@@ -85,7 +85,7 @@ done
 # ---------------------------------------------------------------- build
 step "installing libprefs from $root into $prefix"
 make -s -C "$root" install PREFIX="$prefix" LIBDIR="$prefix/lib" >/dev/null
-# A private prefix: the programs name the library's directory (README, "Installing").
+# A private prefix: the programs name the library's directory (doc/installing.md).
 prefs_flags="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs prefs) -Wl,-rpath,$prefix/lib"
 
 step "building the benchmark programs"

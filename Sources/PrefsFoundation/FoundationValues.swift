@@ -7,7 +7,7 @@ import Foundation
 import Synchronization
 
 extension Date: PropertyListConvertible {
-    /// A date value (stored in whole seconds; see the README).
+    /// A date value (stored in whole seconds; see doc/behaviour.md).
     public var propertyList: PropertyList? { .date(timeIntervalSince1970) }
     /// A date; `nil` for other kinds.
     public init?(propertyList plist: PropertyList) {

@@ -130,7 +130,7 @@ struct ConformanceTests {
     }
 
     /// Files of `invalid` that this library reads, deliberately, as macOS
-    /// does (README, "Deliberate differences"): a date's day or second
+    /// does (doc/behaviour.md, "Deliberate differences"): a date's day or second
     /// past its end is counted on, as CoreFoundation and swift-foundation
     /// read it (`2024-01-32` is 1 February).
     static let readAsMacOSReadsThem: [String: PropertyList] = [

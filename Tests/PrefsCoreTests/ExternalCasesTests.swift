@@ -4,7 +4,7 @@ import Testing
 
 /// Cases of other implementations' suites, ported: swift-foundation's
 /// PropertyListEncoderTests, GNUstep's PropertyLists/test01.m, libplist's
-/// nested CF$UID. Each matches the other implementation, or the README's
+/// nested CF$UID. Each matches the other implementation, or doc/behaviour.md's
 /// list of deliberate differences says why not (and the test says what
 /// this library does instead).
 @Suite("Other implementations' cases")
@@ -33,7 +33,7 @@ struct ExternalCasesTests {
     @Test func oldStyleOctalEscapes() throws {
         // \5, \05 and \005 are one character.
         #expect(try OldStylePlist.parse("(\"\\5\", \"\\05\", \"\\005\", \"\\101\", \"\\0\")") == ["\u{5}", "\u{5}", "\u{5}", "A", "\u{0}"])
-        // Deliberate difference (README): above \177, Apple's parser reads
+        // Deliberate difference (doc/behaviour.md): above \177, Apple's parser reads
         // the byte in the NeXTSTEP encoding (\341 is Æ); this library reads
         // the escape's value as a Unicode code point (\341 is á).
         #expect(try OldStylePlist.parse("\"\\341\"") == "\u{E1}")

@@ -57,7 +57,7 @@ struct FoundationDateTests {
     /// end, a date far in the future, a really old date. Its Swift encoder
     /// counts years before 1582 in the Julian calendar (its "0000-01-02" is
     /// -62167305600); preference files are written by CoreFoundation, whose
-    /// proleptic count this library follows (README, "Deliberate
+    /// proleptic count this library follows (doc/behaviour.md, "Deliberate
     /// differences"), so that instant is -001-12-31 here.
     @Test func swiftFoundationCases() {
         let feb1: Double = 1_706_820_194  // 728512994 since 2001

@@ -107,7 +107,7 @@ enum RealWorld {
         return Case(name: name, bytes: try #require(readFile("\(directory)/files/\(name)")), json: json)
     }
 
-    /// Files read differently from the reference, on purpose (README,
+    /// Files read differently from the reference, on purpose (doc/behaviour.md,
     /// "Deliberate differences"), with the reason.
     static let deliberateDifferences: [String: String] = [
         "gnustep_apps-projectcenter__Resources_Info-gnustep.plist":

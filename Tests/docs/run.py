@@ -2,7 +2,7 @@
 """Tests/docs/run.py <repository> — every command block of the documents,
 run as written, in order, in a new shell per document.
 
-A newcomer reads README.md, doc/fleet.md, the man pages (doc/*.1, doc/*.3)
+A newcomer reads README.md, doc/*.md, the man pages (doc/*.1, doc/*.3)
 and the build lines at the top of examples/, and types what they show.
 This runs the same, after `make example` (which makes build/stage and
 build/stage/env.sh), so that the documents cannot drift from the code:
@@ -30,7 +30,9 @@ it: their shell sources env.sh first.
 
 The README's Swift package block and typed-key snippet are built as a
 program beside the copy, which must fetch nothing and print what the
-snippet promises (swift_package below).
+snippet promises (swift_package below); in the same package, the Swift
+of each article of PrefsCore's DocC catalog is built as a program of its
+own (docc_articles below), so the articles cannot drift from the API.
 
 A command line ending in `# <text>` whose command is `prefs read` must
 print <text>; `prefs explain`'s first line must be the text before ` / `.
@@ -55,11 +57,9 @@ import tempfile
 SKIP = [
     ("README.md", r"make example\b", "the set-up command itself: this test runs after it"),
     ("README.md", r"make check\b", "the set-up command itself: it runs this test"),
-    ("README.md", r"make install PREFIX=/usr/local", "installs into /usr/local: changes the machine (Tests/packaging/install-check.sh covers install and uninstall)"),
+    ("doc/installing.md", r"make install PREFIX=/usr/local", "installs into /usr/local: changes the machine (Tests/packaging/install-check.sh covers install and uninstall)"),
     ("README.md", r"cc app\.c \$\(pkg-config --cflags --libs prefs\) -o app", "needs libprefs installed in a system directory (root); the private-prefix line after it is run"),
     ("README.md", r"prefs watch ", "runs until interrupted (Tests/cli/run.sh drives watch)"),
-    ("README.md", r"sudo install -m 0644 50-team\.plist /etc/", "writes /etc/prefs/managed, outside the scratch directory (drop-ins: Tests/cli/run.sh)"),
-    ("README.md", r"PATH=/usr/local/libexec/prefs:\$PATH defaults", "needs `make install PREFIX=/usr/local` (root); `defaults` is driven by Tests/ansible/run.sh"),
     ("README.md", r"prefs ui ", "interactive (Tests/ui/run.sh drives it through tmux)"),
     ("doc/prefs.1", r"prefs watch ", "runs until interrupted (Tests/cli/run.sh drives watch)"),
     ("doc/prefs.1", r"sudo prefs profile install editor\.mobileconfig", "the profile is doc/fleet.md's, installed there"),
@@ -187,6 +187,38 @@ def commands(doc, block, used):
     return "\n".join(out), skipped
 
 
+def docc_articles(src, app):
+    """PrefsCore's DocC articles as programs. A ```swift block whose first
+    line of code is an `import` starts a program; a block without one
+    continues the one before it, as the article's text does. Each program
+    is the main.swift of an executable target of its own (top-level code,
+    so declarations and statements mix as in the article), with
+    #sourceLocation pointing errors at the article's lines. A block
+    holding a Package.swift (`import PackageDescription`) is not Swift of
+    the program and is left out. Returns the targets' names."""
+    catalog = os.path.join(src, "Sources/PrefsCore/PrefsCore.docc")
+    programs = []
+    for article in sorted(f for f in os.listdir(catalog) if f.endswith(".md")):
+        rel = "Sources/PrefsCore/PrefsCore.docc/" + article
+        for start, lang, body in markdown_blocks(os.path.join(catalog, article)):
+            if lang != "swift" or any("import PackageDescription" in l for l in body):
+                continue
+            code = [l for l in body if l.strip() and not l.strip().startswith("//")]
+            part = '#sourceLocation(file: "%s", line: %d)\n%s\n#sourceLocation()' % (rel, start + 1, "\n".join(body))
+            if not programs or programs[-1][0] != article or (code and code[0].startswith("import ")):
+                programs.append((article, start, [part]))
+            else:
+                programs[-1][2].append(part)
+    names = []
+    for article, start, parts in programs:
+        name = "article-%s-%d" % (article[:-3], start)
+        os.makedirs(os.path.join(app, "Articles", name))
+        with open(os.path.join(app, "Articles", name, "main.swift"), "w") as f:
+            f.write("\n".join(parts) + "\n")
+        names.append(name)
+    return names
+
+
 def swift_package(src, work, env, report):
     """The README's Swift: a program beside the copy (named libprefs, as
     the README says to clone it) whose Package.swift is the README's block
@@ -208,9 +240,13 @@ def swift_package(src, work, env, report):
     app = os.path.join(work, "editor")
     os.makedirs(os.path.join(app, "Sources/editor"))
     body = package[0].split("\n", 1)[1].rstrip().rstrip(",")
+    articles = docc_articles(src, app)
     with open(os.path.join(app, "Package.swift"), "w") as f:
         f.write('// swift-tools-version: 6.1\nimport PackageDescription\n\n'
                 'let package = Package(\n    name: "editor",\n%s\n)\n' % body)
+        for name in articles:
+            f.write('package.targets.append(.executableTarget(name: "%s", dependencies: '
+                    '[.product(name: "PrefsCore", package: "libprefs")], path: "Articles/%s"))\n' % (name, name))
     lines = [l for l in snippet[0].split("\n") if not l.startswith("for await")]
     with open(os.path.join(app, "Sources/editor/main.swift"), "w") as f:
         f.write("\n".join(lines) + '\nlet settings = Settings()\nprefs[.fontSize] = 14\n'
@@ -218,8 +254,15 @@ def swift_package(src, work, env, report):
     build = subprocess.run([os.environ.get("SWIFT", "swift"), "build"], cwd=app, env=env,
                            capture_output=True, text=True)
     if build.returncode != 0:
-        report("FAIL", what, "swift build failed: " + (build.stdout + build.stderr)[-600:])
+        out = build.stdout + build.stderr
+        wrong = sorted(set(re.findall(r"(Sources/PrefsCore/PrefsCore\.docc/\w+\.md:\d+:\d+: error: [^\n]*)", out)))
+        if wrong:
+            for line in wrong:
+                report("FAIL", "PrefsCore.docc: " + line)
+        else:
+            report("FAIL", what, "swift build failed: " + out[-600:])
         return
+    report("PASS", "PrefsCore.docc: the articles' %d Swift programs compile against PrefsCore" % len(articles))
     fetched = os.listdir(os.path.join(app, ".build/checkouts")) if os.path.isdir(os.path.join(app, ".build/checkouts")) else []
     if fetched:
         report("FAIL", what, "PrefsCore alone fetched: " + ", ".join(fetched))

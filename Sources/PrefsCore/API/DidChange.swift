@@ -61,7 +61,7 @@ extension Preferences {
     /// set or removed, a suite added or removed. A refused change calls
     /// nothing. Changes by other processes are not reported here: for
     /// those, and for values that actually changed, use
-    /// ``observe(_:_:)-(_,(Value)->Void)`` or ``updates(for:initial:)-(Key<Value>,_)``.
+    /// ``observe(_:_:)-(_,(Value)->Void)`` or ``updates(for:initial:)->AsyncStream<Value>``.
     ///
     /// The callback runs on the thread that made the change, after it,
     /// outside every lock of the library. Keep the returned observation:

@@ -14,10 +14,10 @@ import Synchronization
 /// let size = prefs.integer(forKey: "FontSize")  // 14
 /// ```
 ///
-/// Values come out as `UserDefaults` gives them: ``object(forKey:)``,
-/// ``array(forKey:)``, ``dictionary(forKey:)``,
-/// ``dictionaryRepresentation()``, ``persistentDomain(forName:)`` and
-/// ``volatileDomain(forName:)`` return `Any` (`String`, `Int`, `Double`,
+/// Values come out as `UserDefaults` gives them: ``object(forKey:)->Any?``,
+/// ``array(forKey:)->[Any]?``, ``dictionary(forKey:)->[String:Any]?``,
+/// ``dictionaryRepresentation()->[String:Any]``, ``persistentDomain(forName:)->[String:Any]?`` and
+/// ``volatileDomain(forName:)->[String:Any]`` return `Any` (`String`, `Int`, `Double`,
 /// `Bool`, `[Any]`, `[String: Any]`; `Date` and `Data` with
 /// `PrefsFoundation`), so `as? Int` works on what comes out;
 /// ``propertyList(forKey:)`` and the `PropertyList`-typed twins give the
@@ -27,7 +27,7 @@ import Synchronization
 /// The `UserDefaults` methods never throw: a write that cannot be done (a
 /// forced key, a value XML cannot hold, a file that cannot be removed)
 /// changes nothing. Each has a throwing twin spelled with a `try` prefix
-/// (``trySet(_:forKey:)``, ``trySynchronize()``, ...) that does the same
+/// (``trySet(_:forKey:)-(Any?,_)``, ``trySynchronize()``, ...) that does the same
 /// work and says why it was refused.
 ///
 /// A `Preferences` is a cheap value; copies share the store. Thread-safe.
@@ -136,9 +136,9 @@ public struct Preferences: Sendable {
     @_disfavoredOverload
     public func object(forKey key: String) -> PropertyList? { propertyList(forKey: key) }
 
-    /// Reads like ``object(forKey:)``; setting stores in the app's own
+    /// Reads like ``object(forKey:)->Any?``; setting stores in the app's own
     /// domain (current user, any host), and `nil` removes. A refused write
-    /// changes nothing; ``trySet(_:forKey:)`` says why.
+    /// changes nothing; ``trySet(_:forKey:)-(Any?,_)`` says why.
     public subscript(key: String) -> PropertyList? {
         get { propertyList(forKey: key) }
         nonmutating set { try? trySet(newValue, forKey: key) }
@@ -171,7 +171,7 @@ public struct Preferences: Sendable {
     public func data(forKey key: String) -> [UInt8]? { propertyList(forKey: key)?.dataValue }
 
     /// The array for `key` with `Any` elements, as `UserDefaults` gives
-    /// it (see ``object(forKey:)``), or `nil` when absent or another kind.
+    /// it (see ``object(forKey:)->Any?``), or `nil` when absent or another kind.
     public func array(forKey key: String) -> [Any]? {
         propertyList(forKey: key)?.arrayValue.map { $0.map(AnyValues.object) }
     }
@@ -188,7 +188,7 @@ public struct Preferences: Sendable {
     }
 
     /// The dictionary for `key` with `Any` values, as `UserDefaults`
-    /// gives it (see ``object(forKey:)``), or `nil`.
+    /// gives it (see ``object(forKey:)->Any?``), or `nil`.
     public func dictionary(forKey key: String) -> [String: Any]? {
         propertyList(forKey: key)?.dictionaryValue.map(AnyValues.objects)
     }
@@ -205,7 +205,7 @@ public struct Preferences: Sendable {
     public func date(forKey key: String) -> Double? { propertyList(forKey: key)?.dateValue }
 
     /// The value for `key` decoded as `T` (a `Codable` type stored as a
-    /// native dictionary or array by ``set(_:forKey:)``); `nil` when
+    /// native dictionary or array by ``set(_:forKey:)-(Any?,_)``); `nil` when
     /// absent or of another shape.
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
         guard let v = propertyList(forKey: key) else { return nil }
@@ -213,7 +213,7 @@ public struct Preferences: Sendable {
     }
 
     /// Every key visible along the search list, with the value a read
-    /// returns, as `UserDefaults` gives them (see ``object(forKey:)``).
+    /// returns, as `UserDefaults` gives them (see ``object(forKey:)->Any?``).
     public func dictionaryRepresentation() -> [String: Any] {
         AnyValues.objects((try? store.dictionary(application: applicationID)) ?? [:])
     }
@@ -236,7 +236,7 @@ public struct Preferences: Sendable {
         (try? store.isForced(key, application: domain)) ?? false
     }
 
-    /// The value ``object(forKey:)`` returns and the layer of the search
+    /// The value ``object(forKey:)->Any?`` returns and the layer of the search
     /// list it came from (its kind and domain), or `nil` when no layer
     /// holds `key`. Thread-safe; the result is the caller's.
     ///
@@ -267,7 +267,7 @@ public struct Preferences: Sendable {
     /// Stores `value` for `key` in the app's own domain (current user, any
     /// host); `nil` removes it. Any ``PropertyListConvertible`` passes,
     /// variables as well as literals; a refused write changes nothing (see
-    /// ``trySet(_:forKey:)``).
+    /// ``trySet(_:forKey:)-(Any?,_)``).
     public func set(_ value: (any PropertyListConvertible)?, forKey key: String) {
         try? trySet(value, forKey: key)
     }
@@ -285,7 +285,7 @@ public struct Preferences: Sendable {
 
     /// Stores a `Codable` value as native property-list values (a struct
     /// as a dictionary, an array as an array); a value that cannot be
-    /// encoded changes nothing (see ``trySet(_:forKey:)-(Encodable,_)``).
+    /// encoded changes nothing (see ``trySet(_:forKey:)-(T,_)``).
     @_disfavoredOverload
     public func set<T: Encodable>(_ value: T, forKey key: String) {
         try? trySet(value, forKey: key)
@@ -320,7 +320,7 @@ public struct Preferences: Sendable {
 
     // MARK: Throwing twins
 
-    /// ``set(_:forKey:)``, throwing `.forcedValue` for managed keys and
+    /// ``set(_:forKey:)-(Any?,_)``, throwing `.forcedValue` for managed keys and
     /// `.unrepresentable` for values XML cannot hold; nothing changes then.
     public func trySet(_ value: (any PropertyListConvertible)?, forKey key: String) throws(PrefsError) {
         try store.set([(key, value?.propertyList)], in: ownDomain)
@@ -337,7 +337,7 @@ public struct Preferences: Sendable {
         didChange()
     }
 
-    /// ``set(_:forKey:)`` for a `Codable` value, also throwing
+    /// ``set(_:forKey:)-(T,_)`` for a `Codable` value, also throwing
     /// `.unrepresentable` when the value cannot be encoded.
     @_disfavoredOverload
     public func trySet<T: Encodable>(_ value: T, forKey key: String) throws(PrefsError) {
@@ -399,7 +399,7 @@ public struct Preferences: Sendable {
 
     /// The stored values of the domain `domainName` (current user, any
     /// host), without the search list, as `UserDefaults` gives them (see
-    /// ``object(forKey:)``; a key unchanged since
+    /// ``object(forKey:)->Any?``; a key unchanged since
     /// ``setPersistentDomain(_:forName:)`` comes back as the value given
     /// there); `nil` when it holds nothing.
     public func persistentDomain(forName domainName: String) -> [String: Any]? {
@@ -464,7 +464,7 @@ public struct Preferences: Sendable {
     /// `NSArgumentDomain` and `NSRegistrationDomain` name the argument
     /// domain and the registration domain of every application.
     /// Values come back as `UserDefaults` gives them (see
-    /// ``object(forKey:)``); a key unchanged since
+    /// ``object(forKey:)->Any?``); a key unchanged since
     /// ``setVolatileDomain(_:forName:)`` as the value given there.
     public func volatileDomain(forName domainName: String) -> [String: Any] {
         GivenObjects.objects(store.volatileDomain(domainName) ?? [:], store: store, persistent: false, domain: domainName)

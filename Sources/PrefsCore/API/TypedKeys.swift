@@ -254,7 +254,7 @@ extension Preferences {
         nonmutating set { try? set(newValue, for: key) }
     }
 
-    /// The same as ``subscript(_:)-(Key<Value>)`` for a key whose value a
+    /// The same as the generic typed-key subscript for a key whose value a
     /// property list holds directly: the conversion is called directly,
     /// specialized for `Value` where the program reads, so a typed read
     /// costs what ``propertyList(forKey:)`` costs.
@@ -312,12 +312,12 @@ extension Preferences {
     /// Removes the user's value of each key: their defaults (or a lower
     /// layer's values) show again. `prefs.reset(.fontSize, .theme)`; the
     /// keys may have different value types. One change for observers of
-    /// ``onDidChange(_:)``.
+    /// ``onDidChange(_:)-method``.
     public func reset(_ keys: Keys...) {
         reset(keys)
     }
 
-    /// Removes the user's value of every key of `keys`, as ``reset(_:)-(Keys...)``.
+    /// Removes the user's value of every key of `keys`, as ``reset(_:)-(Preferences.Keys...)``.
     public func reset(_ keys: [Keys]) {
         guard !keys.isEmpty else { return }
         for key in keys { key.declare(in: applicationID) }
@@ -379,6 +379,6 @@ public struct Preference<Value: Sendable>: Sendable {
     public var isSet: Bool { preferences.isSet(key) }
 
     /// The current value, then the value after every change (see
-    /// ``Preferences/updates(for:)``).
+    /// ``Preferences/updates(for:initial:)->AsyncStream<Value>``).
     public var updates: AsyncStream<Value> { preferences.updates(for: key) }
 }

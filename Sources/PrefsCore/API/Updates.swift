@@ -3,9 +3,9 @@
 
 /// A registered change callback; ``cancel()`` (or dropping the last
 /// reference) stops delivery and frees what it held. When ``cancel()``
-/// returns, a callback of ``Preferences/observe(_:_:)`` is not running and
+/// returns, a callback of ``Preferences/observe(_:_:)-(_,(Preferences.Change<Value>)->Void)`` is not running and
 /// will not run again (unless called from within that very callback); one
-/// of ``Preferences/onDidChange(_:)`` may still be finishing on the thread
+/// of ``Preferences/onDidChange(_:)-method`` may still be finishing on the thread
 /// that made a change. Thread-safe.
 public final class PreferenceObservation: Sendable {
     private let stop: @Sendable () -> Void
@@ -56,7 +56,7 @@ private final class LastValues: @unchecked Sendable {
 }
 
 extension Preferences {
-    /// A change of a key's value, as ``observe(_:_:)-(_,(Change<Value>)->Void)``
+    /// A change of a key's value, as ``observe(_:_:)-(_,(Preferences.Change<Value>)->Void)``
     /// passes it: the value a read returned before and the one it returns now.
     public struct Change<Value: Sendable>: Sendable {
         /// What a read returned before the change (the default when unset).

@@ -236,7 +236,7 @@ package enum BinaryWriter {
 
 extension PropertyList {
     /// The value as a binary property list (`bplist00`), as
-    /// ``BinaryWriter`` lays it out. Throws `.tooDeep` past
+    /// `BinaryWriter` lays it out. Throws `.tooDeep` past
     /// ``maxNesting``. Thread-safe.
     public func binaryData() throws(PrefsError) -> [UInt8] {
         try BinaryWriter.write(self)

@@ -59,7 +59,7 @@ public let globalDomainName = "NSGlobalDomain"
 ///
 /// The global domain's `<id>` is `.GlobalPreferences`. The host id is the
 /// first line of `/etc/machine-id`, or the host name when that is missing.
-/// In a setuid or setgid process (see ``ProcessEnvironment``) the
+/// In a setuid or setgid process (see `ProcessEnvironment`) the
 /// environment is ignored: the user is the effective user, found in the
 /// password database, and every directory has its default.
 public struct Locations: Sendable {
@@ -127,7 +127,7 @@ public struct Locations: Sendable {
 
     /// Locations given one by one. Without `runtimeDirectory`, the user
     /// directory's change counter is a file in that directory, made by the
-    /// first write there (see ``ChangeCounter``). Without
+    /// first write there (see `ChangeCounter`). Without
     /// `schemaDirectories`, the store reads no installed schema.
     public init(
         userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String,

@@ -1,7 +1,7 @@
 """Conversion between Python values and the library's property-list values.
 
 Python to library (:func:`to_ref`) and back (:func:`to_python`). Internal:
-the rules are documented in the package docstring and the README.
+the rules are documented in the package docstring and doc/behaviour.md ("Python").
 """
 
 from __future__ import annotations
