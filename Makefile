@@ -106,6 +106,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
+        api-check api-update build-api \
         test-swift test-compile-fail test-c test-cli test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
@@ -292,7 +293,7 @@ test-docs: example
 # build/check/<step>.log, and prints one line per step and a summary
 # (Tests/check.sh). `stage` installs build/stage once; the steps that use
 # it (STAGE_INSTALL) do not install it again. Later sections add steps.
-CHECK_STEPS := stage lint version-check abi-check test-swift test-compile-fail test-c test-cli \
+CHECK_STEPS := stage lint version-check abi-check api-check test-swift test-compile-fail test-c test-cli \
                test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb \
                test-tsan test-docs
 
@@ -339,6 +340,20 @@ abi-check: build-lib
 # change of the exported list (review the difference before committing it).
 abi-update: build-lib
 	bash Tests/packaging/abi-check.sh --update $(BUILD_DIR)/$(LIBPREFS)
+
+# The public Swift API of each Swift product (PrefsCore, PrefsFoundation)
+# is exactly that of api/<Module>.swift-api.txt: what Swift programs
+# compile against, read from the built modules by swift-symbolgraph-extract.
+api-check: build-api
+	bash Tests/packaging/api-check.sh $(BUILD_DIR)/Modules
+
+# Rewrites api/*.swift-api.txt from the built modules: for a deliberate
+# change of the Swift API (review the difference before committing it).
+api-update: build-api
+	bash Tests/packaging/api-check.sh --update $(BUILD_DIR)/Modules
+
+build-api:
+	$(SWIFT_BUILD) --target PrefsFoundation
 
 # The tests are Swift Testing only: no empty XCTest pass. The trait
 # Configuration builds PrefsConfiguration and its tests too.
