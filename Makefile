@@ -365,14 +365,20 @@ test-swift:
 test-compile-fail:
 	bash Tests/compile-fail/run.sh
 
+# One C program: make test-c TEST=values (Tests/C/test_values.c); one
+# group of items: GROUP=header|library|example|programs.
 test-c:
 	$(STAGE_INSTALL)
-	$(C_ENV) bash Tests/C/run.sh $(STAGE)
+	$(C_ENV) TEST='$(TEST)' GROUP='$(GROUP)' bash Tests/C/run.sh $(STAGE)
 
+# One group of the command's checks: make test-cli GROUP=managed, or
+# GROUP="managed watch" (the groups are the "#@group" lines of
+# Tests/cli/run.sh; GROUP=hardening runs Tests/cli/hardening.sh alone).
 test-cli:
 	$(STAGE_INSTALL)
-	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
-	bash Tests/cli/hardening.sh $(STAGE)
+	$(if $(GROUP),,$(C_ENV) bash Tests/cli/run.sh $(STAGE))
+	$(if $(filter-out hardening,$(GROUP)),$(C_ENV) GROUP='$(filter-out hardening,$(GROUP))' bash Tests/cli/run.sh $(STAGE))
+	$(if $(GROUP),$(if $(filter hardening,$(GROUP)),bash Tests/cli/hardening.sh $(STAGE)),bash Tests/cli/hardening.sh $(STAGE))
 
 # The Python package (bindings/python): pytest against the installed
 # library, the package installed by pip as a user installs it. pytest and

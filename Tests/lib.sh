@@ -15,15 +15,15 @@
 #   summary                      "N passed, N failed" (", N skipped" when
 #                                any was); status 0 when none failed
 #   run_groups SCRIPT            GROUP="name[ name...]" (or with commas) runs
-#                                only those groups
-#                                of SCRIPT (see below), then its epilogue
-#                                and summary, and exits; without GROUP it
-#                                returns and the script runs every group
+#                                only those groups of SCRIPT (see below),
+#                                then its epilogue, and exits with the
+#                                epilogue's status; without GROUP it returns
+#                                and the script runs every group
 #
 # A script with groups marks each with a line "#@group NAME" before its
 # first line (a group runs from there to the next marker), and its
-# epilogue, the checks that hold after any group, with "#@end". A group must
-# set up what it needs itself, so that it can run alone.
+# epilogue, the checks that hold after any group and the summary, with
+# "#@end". A group must set up what it needs itself, so that it runs alone.
 
 passed=0
 failed=0
@@ -88,6 +88,5 @@ run_groups() {
     # Evaluated in this function: the groups' assignments still set the
     # script's variables (only these locals are the function's).
     eval "$_code"
-    summary
     exit
 }

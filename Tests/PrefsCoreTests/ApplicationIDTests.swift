@@ -5,10 +5,7 @@ import Testing
 
 // Application IDs: the ones refused, the longest, the global domain's names.
 
-private let app = "com.example.app"
 private let suite1 = "com.example.suite1"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
 
 @Suite("Application IDs")
 struct ApplicationIDTests {
@@ -30,11 +27,11 @@ struct ApplicationIDTests {
             refused("set") { try store.set([("k", "v")], in: own(id)) }
             refused("set any user") { try store.set([("k", "v")], in: DomainID(application: id, user: .any, host: .current)) }
             refused("values") { _ = try store.values(in: own(id)) }
-            refused("synchronize app") { try store.synchronize(application: id) }
+            refused("synchronize storeApp") { try store.synchronize(application: id) }
             refused("synchronize domain") { try store.synchronize(own(id)) }
             refused("register") { try store.register(plistDict(["k": "v"]), application: id) }
-            refused("addSuite as app") { try store.addSuite(suite1, to: id) }
-            refused("addSuite as suite") { try store.addSuite(id, to: app) }
+            refused("addSuite as storeApp") { try store.addSuite(suite1, to: id) }
+            refused("addSuite as suite") { try store.addSuite(id, to: storeApp) }
             refused("Preferences") { _ = try Preferences(applicationID: id, store: store) }
             try store.synchronizeAll()
             #expect(box.allFiles() == before, "files appeared: \(box.allFiles())")
@@ -73,7 +70,7 @@ struct ApplicationIDTests {
             try store.set([("g", 1)], in: own(globalDomainName))
             try store.synchronizeAll()
             #expect(readPlist(box.config + "/.GlobalPreferences.plist")?["g"] == .integer(1))
-            #expect(try store.value(forKey: "g", application: app) == .integer(1))
+            #expect(try store.value(forKey: "g", application: storeApp) == .integer(1))
             #expect(try store.value(forKey: "g", application: globalDomainName) == .integer(1))
             #expect(!store.applications(user: .current, host: .any).contains(".GlobalPreferences"))
         }

@@ -5,10 +5,6 @@ import Testing
 
 // The argument domain: `-key value` pairs of the command line.
 
-private let app = "com.example.app"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
-
 @Suite("Argument domain")
 struct ArgumentDomainTests {
     @Test func argumentDomainParsing() throws {
@@ -27,7 +23,7 @@ struct ArgumentDomainTests {
         ]
         try inSandbox { box in
             let store = box.store(arguments: args)
-            func v(_ k: String) throws -> PropertyList? { try store.value(forKey: k, application: app) }
+            func v(_ k: String) throws -> PropertyList? { try store.value(forKey: k, application: storeApp) }
             #expect(try v("str") == .string("hello"))
             #expect(try v("neg") == nil)
             #expect(try v("5") == nil)
@@ -49,13 +45,13 @@ struct ArgumentDomainTests {
             store.setArguments(["program", "-other", "1"])
             #expect(try v("str") == nil)
             #expect(try v("other") == .string("1"))
-            // Arguments beat the app's own domain but not managed values.
+            // Arguments beat the storeApp's own domain but not managed values.
             try store.set([("other", "stored")], in: own())
             #expect(try v("other") == .string("1"))
-            writePlist(["other": "managed"], to: box.managedPath(app, userOnly: false))
-            try store.synchronize(application: app)
+            writePlist(["other": "managed"], to: box.managedPath(storeApp, userOnly: false))
+            try store.synchronize(application: storeApp)
             #expect(try v("other") == .string("managed"))
-            #expect(try store.isForced("other", application: app))
+            #expect(try store.isForced("other", application: storeApp))
         }
     }
 }

@@ -5,16 +5,12 @@ import Testing
 
 // How a stored value of another type reads as an integer or a boolean.
 
-private let app = "com.example.app"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
-
 @Suite("Typed coercions")
 struct CoercionTests {
     @Test func integerCoercions() throws {
         try inSandbox { box in
             let store = box.store()
-            let prefs = try Preferences(applicationID: app, store: store)
+            let prefs = try Preferences(applicationID: storeApp, store: store)
             let cases: [(String, PropertyList, Int64?)] = [
                 ("int", .integer(42), 42),
                 ("int 2^40", .integer(Int64(1) << 40), Int64(1) << 40),
@@ -66,7 +62,7 @@ struct CoercionTests {
     @Test func booleanCoercions() throws {
         try inSandbox { box in
             let store = box.store()
-            let prefs = try Preferences(applicationID: app, store: store)
+            let prefs = try Preferences(applicationID: storeApp, store: store)
             let cases: [(String, PropertyList, Bool?)] = [
                 ("true", .boolean(true), true),
                 ("false", .boolean(false), false),

@@ -5,10 +5,6 @@ import Testing
 
 // Files that do not parse: kept, reported, moved aside by the next write.
 
-private let app = "com.example.app"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
-
 @Suite("Files that do not parse")
 struct CorruptFileTests {
     /// What a domain file holds that makes it unusable: XML that does not
@@ -25,10 +21,10 @@ struct CorruptFileTests {
     func corruptFileIsKeptAndMovedAside(_ which: Int) throws {
         let (label, garbage) = Self.badFiles[which]
         try inSandbox { box in
-            let path = box.expectedPath(app)
+            let path = box.expectedPath(storeApp)
             writeBytes(garbage, to: path)
             let store = box.store()
-            let prefs = try Preferences(applicationID: app, store: store)
+            let prefs = try Preferences(applicationID: storeApp, store: store)
             // Reads see the domain empty, and the problem is reported.
             #expect(prefs.object(forKey: "lost") == nil)
             #expect(try store.values(in: own()).isEmpty)
@@ -38,15 +34,15 @@ struct CorruptFileTests {
             #expect(problems.first?.message.contains(path) == true, "\(problems)")
             #expect(try store.problem(in: own())?.code == .corruptFile)
             // Synchronizing with nothing pending leaves the file alone.
-            try store.synchronize(application: app)
+            try store.synchronize(application: storeApp)
             #expect(readBytes(path) == garbage)
-            #expect(box.allFiles() == ["config/\(app).plist"])
+            #expect(box.allFiles() == ["config/\(storeApp).plist"])
 
             // A write moves it aside, byte-identical, and starts a new file.
             try prefs.trySet("new", forKey: "fresh")
-            let note = try store.synchronize(application: app)
+            let note = try store.synchronize(application: storeApp)
             #expect(note?.code == .corruptFile)
-            let aside = box.allFiles().filter { $0.hasPrefix("config/\(app).plist.corrupt-") }
+            let aside = box.allFiles().filter { $0.hasPrefix("config/\(storeApp).plist.corrupt-") }
             #expect(aside.count == 1, "\(label): \(box.allFiles())")
             if let a = aside.first {
                 #expect(readBytes(box.root + "/" + a) == garbage)
@@ -62,14 +58,14 @@ struct CorruptFileTests {
     /// overwritten either: the next write moves it aside.
     @Test func fileCorruptedLaterIsMovedAside() throws {
         try inSandbox { box in
-            let path = box.expectedPath(app)
+            let path = box.expectedPath(storeApp)
             let store = box.store()
             try store.set([("a", 1)], in: own())
-            try store.synchronize(application: app)
+            try store.synchronize(application: storeApp)
             let garbage = Array("{ unterminated = ".utf8)
             writeBytes(garbage, to: path)
             try store.set([("b", 2)], in: own())
-            #expect(try store.synchronize(application: app)?.code == .corruptFile)
+            #expect(try store.synchronize(application: storeApp)?.code == .corruptFile)
             let aside = box.allFiles().filter { $0.contains(".corrupt-") }
             #expect(aside.count == 1)
             if let a = aside.first { #expect(readBytes(box.root + "/" + a) == garbage) }

@@ -5,10 +5,6 @@ import Testing
 
 // A write that fails keeps the old file and the pending changes.
 
-private let app = "com.example.app"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
-
 @Suite("Failed writes")
 struct FailedWriteTests {
     /// A directory the process may not write to: synchronize fails with an
@@ -24,13 +20,13 @@ struct FailedWriteTests {
             let breakIt: () -> Void
             let repair: () -> Void
             if runningAsRoot {
-                id = DomainID(application: app, user: .current, host: .current)
-                path = box.expectedPath(app, host: .current)
+                id = DomainID(application: storeApp, user: .current, host: .current)
+                path = box.expectedPath(storeApp, host: .current)
                 breakIt = { writeBytes(Array("not a directory".utf8), to: box.config + "/ByHost") }
                 repair = { unlink(box.config + "/ByHost") }
             } else {
                 id = own()
-                path = box.expectedPath(app)
+                path = box.expectedPath(storeApp)
                 breakIt = { chmod(box.config, 0o500) }
                 repair = { chmod(box.config, 0o700) }
             }
@@ -42,12 +38,12 @@ struct FailedWriteTests {
             breakIt()
             try store.set([("new", "y")], in: id)
             expectPrefsError(.io) { try store.synchronize(id) }
-            #expect(throws: PrefsError.self) { try store.synchronize(application: app) }
+            #expect(throws: PrefsError.self) { try store.synchronize(application: storeApp) }
             #expect(throws: PrefsError.self) { try store.synchronizeAll() }
             #expect(readBytes(path) == before)
             #expect(try store.values(in: id)["new"] == .string("y"), "the change was lost")
             repair()
-            try store.synchronize(application: app)
+            try store.synchronize(application: storeApp)
             #expect(readPlist(path)?["new"] == .string("y"))
             if !runningAsRoot { #expect(readPlist(path)?["old"] == .string("x")) }
         }

@@ -6,10 +6,6 @@ import Testing
 // Where domain files go, with which modes, and what a write keeps of an existing
 // file: its mode, a symlink to it.
 
-private let app = "com.example.app"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
-
 @Suite("Files and modes")
 struct FileModeTests {
     /// Each domain is written where the contract says, with mode 0600, and
@@ -18,10 +14,10 @@ struct FileModeTests {
         try inSandbox(configSubpath: "home/.config", createConfig: false) { box in
             let store = box.store()
             let ids = [
-                DomainID(application: app, user: .current, host: .any),
-                DomainID(application: app, user: .current, host: .current),
-                DomainID(application: app, user: .any, host: .any),
-                DomainID(application: app, user: .any, host: .current),
+                DomainID(application: storeApp, user: .current, host: .any),
+                DomainID(application: storeApp, user: .current, host: .current),
+                DomainID(application: storeApp, user: .any, host: .any),
+                DomainID(application: storeApp, user: .any, host: .current),
                 DomainID(application: globalDomainName, user: .current, host: .any),
                 DomainID(application: globalDomainName, user: .any, host: .current),
             ]
@@ -45,26 +41,26 @@ struct FileModeTests {
             #expect(
                 box.allFiles() == [
                     "home/.config/.GlobalPreferences.plist",
-                    "home/.config/ByHost/\(app).\(testHostID).plist",
-                    "home/.config/\(app).plist",
+                    "home/.config/ByHost/\(storeApp).\(testHostID).plist",
+                    "home/.config/\(storeApp).plist",
                     "system/ByHost/.GlobalPreferences.\(testHostID).plist",
-                    "system/ByHost/\(app).\(testHostID).plist",
-                    "system/\(app).plist",
+                    "system/ByHost/\(storeApp).\(testHostID).plist",
+                    "system/\(storeApp).plist",
                 ])
-            #expect(store.applications(user: .current, host: .any) == [app])
-            #expect(store.applications(user: .current, host: .current) == [app])
+            #expect(store.applications(user: .current, host: .any) == [storeApp])
+            #expect(store.applications(user: .current, host: .current) == [storeApp])
         }
     }
 
     /// A file that already exists keeps its mode when it is rewritten.
     @Test func existingModeIsKept() throws {
         try inSandbox { box in
-            let path = box.expectedPath(app)
+            let path = box.expectedPath(storeApp)
             writePlist(["old": "x"], to: path)
             chmod(path, 0o640)
             let store = box.store()
             try store.set([("new", "y")], in: own())
-            try store.synchronize(application: app)
+            try store.synchronize(application: storeApp)
             #expect(permissions(path) == 0o640)
             #expect(readPlist(path) == plistDict(["old": "x", "new": "y"]))
         }
@@ -76,14 +72,14 @@ struct FileModeTests {
         try inSandbox { box in
             let dotfiles = box.root + "/dotfiles"
             mkdirs(dotfiles)
-            let target = dotfiles + "/\(app).plist"
+            let target = dotfiles + "/\(storeApp).plist"
             writePlist(["old": "x"], to: target)
-            let path = box.expectedPath(app)
-            #expect(symlink("../dotfiles/\(app).plist", path) == 0)
+            let path = box.expectedPath(storeApp)
+            #expect(symlink("../dotfiles/\(storeApp).plist", path) == 0)
             let store = box.store()
-            #expect(try store.value(forKey: "old", application: app)?.stringValue == "x")
+            #expect(try store.value(forKey: "old", application: storeApp)?.stringValue == "x")
             try store.set([("new", "y")], in: own())
-            try store.synchronize(application: app)
+            try store.synchronize(application: storeApp)
             #expect(isSymlink(path), "the link was replaced by a file")
             #expect(readPlist(target) == plistDict(["old": "x", "new": "y"]))
             #expect(box.allFiles().filter { $0.contains(".tmp") }.isEmpty)

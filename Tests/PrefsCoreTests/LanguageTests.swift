@@ -5,10 +5,6 @@ import Testing
 
 // The language domains: tags from locale names and from the environment.
 
-private let app = "com.example.app"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
-
 @Suite("Languages")
 struct LanguageTests {
     /// AppleLanguages and AppleLocale come from the environment when no
@@ -19,15 +15,15 @@ struct LanguageTests {
         try inSandbox { box in
             let store = box.store()
             let expected = Languages.fromEnvironment()
-            #expect(try store.value(forKey: "AppleLanguages", application: app) == .array(expected.list.map { .string($0) }))
-            #expect(try store.value(forKey: "AppleLocale", application: app) == .string(expected.locale))
+            #expect(try store.value(forKey: "AppleLanguages", application: storeApp) == .array(expected.list.map { .string($0) }))
+            #expect(try store.value(forKey: "AppleLocale", application: storeApp) == .string(expected.locale))
             try store.set([("AppleLocale", "xx_YY")], in: own())
-            #expect(try store.value(forKey: "AppleLocale", application: app) == .string("xx_YY"))
+            #expect(try store.value(forKey: "AppleLocale", application: storeApp) == .string("xx_YY"))
             try store.set([("AppleLocale", nil)], in: own())
-            #expect(try store.value(forKey: "AppleLocale", application: app) == .string(expected.locale))
+            #expect(try store.value(forKey: "AppleLocale", application: storeApp) == .string(expected.locale))
             store.setArguments(["p", "-AppleLanguages", "(de, fr)"])
-            #expect(try store.value(forKey: "AppleLanguages", application: app) == .array([.string("de"), .string("fr")]))
-            #expect(try store.dictionary(application: app)["AppleLanguages"] == .array([.string("de"), .string("fr")]))
+            #expect(try store.value(forKey: "AppleLanguages", application: storeApp) == .array([.string("de"), .string("fr")]))
+            #expect(try store.dictionary(application: storeApp)["AppleLanguages"] == .array([.string("de"), .string("fr")]))
         }
     }
 
@@ -63,7 +59,7 @@ struct LanguageTests {
     func languagesChild() throws {
         try inSandbox { box in
             let store = box.store()
-            func v(_ k: String) throws -> PropertyList? { try store.value(forKey: k, application: app) }
+            func v(_ k: String) throws -> PropertyList? { try store.value(forKey: k, application: storeApp) }
             if isChildRole("languages-lang-only") {
                 #expect(try v("AppleLanguages") == .array([.string("fr-FR")]))
                 #expect(try v("AppleLocale") == .string("fr_FR"))
@@ -80,9 +76,9 @@ struct LanguageTests {
             store.setVolatileDomain("de-DE", plistDict(["L": "de-DE"]))
             #expect(try v("L") == .string("de-DE"))
             #expect(try v("F") == .string("only-fr"))
-            #expect(try store.dictionary(application: app)["L"] == .string("de-DE"))
+            #expect(try store.dictionary(application: storeApp)["L"] == .string("de-DE"))
             // Registration is searched after the language domains.
-            try store.register(plistDict(["L": "registered", "R": "registered"]), application: app)
+            try store.register(plistDict(["L": "registered", "R": "registered"]), application: storeApp)
             #expect(try v("L") == .string("de-DE"))
             #expect(try v("R") == .string("registered"))
             store.setVolatileDomain("de-DE", nil)

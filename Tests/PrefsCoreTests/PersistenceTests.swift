@@ -6,10 +6,6 @@ import Testing
 // What one store writes, another sees: merges key by key, reads after
 // another's synchronize, timed writes, and stores that go away.
 
-private let app = "com.example.app"
-
-private func own(_ a: String = app) -> DomainID { DomainID(application: a, user: .current, host: .any) }
-
 @Suite("Persistence between stores")
 struct PersistenceTests {
     /// Two stores writing different keys of one domain both keep them.
@@ -18,17 +14,17 @@ struct PersistenceTests {
             let a = box.store(), b = box.store()
             try a.set([("fromA", 1), ("shared", "a")], in: own())
             try b.set([("fromB", 2)], in: own())
-            try a.synchronize(application: app)
-            try b.synchronize(application: app)
-            #expect(readPlist(box.expectedPath(app)) == plistDict(["fromA": 1, "fromB": 2, "shared": "a"]))
-            try a.synchronize(application: app)
+            try a.synchronize(application: storeApp)
+            try b.synchronize(application: storeApp)
+            #expect(readPlist(box.expectedPath(storeApp)) == plistDict(["fromA": 1, "fromB": 2, "shared": "a"]))
+            try a.synchronize(application: storeApp)
             #expect(try a.values(in: own()) == plistDict(["fromA": 1, "fromB": 2, "shared": "a"]))
             // A removal by one is applied as a removal, not undone by the other.
             try b.set([("shared", nil)], in: own())
-            try b.synchronize(application: app)
+            try b.synchronize(application: storeApp)
             try a.set([("fromA", 3)], in: own())
-            try a.synchronize(application: app)
-            #expect(readPlist(box.expectedPath(app)) == plistDict(["fromA": 3, "fromB": 2]))
+            try a.synchronize(application: storeApp)
+            #expect(readPlist(box.expectedPath(storeApp)) == plistDict(["fromA": 3, "fromB": 2]))
         }
     }
 
@@ -37,16 +33,16 @@ struct PersistenceTests {
     @Test func anotherStoresWriteIsSeenByTheNextRead() throws {
         try inSandbox { box in
             let writer = box.store(), reader = box.store()
-            #expect(try reader.value(forKey: "k", application: app) == nil)
+            #expect(try reader.value(forKey: "k", application: storeApp) == nil)
             try writer.set([("k", "v1")], in: own())
-            #expect(try reader.value(forKey: "k", application: app) == nil)  // not yet on disk
-            try writer.synchronize(application: app)
-            #expect(try reader.value(forKey: "k", application: app) == .string("v1"))
+            #expect(try reader.value(forKey: "k", application: storeApp) == nil)  // not yet on disk
+            try writer.synchronize(application: storeApp)
+            #expect(try reader.value(forKey: "k", application: storeApp) == .string("v1"))
             try writer.set([("k", "v2")], in: DomainID(application: globalDomainName, user: .any, host: .any))
             try writer.set([("k", nil)], in: own())
             try writer.synchronizeAll()
-            #expect(try reader.value(forKey: "k", application: app) == .string("v2"))
-            #expect(try reader.dictionary(application: app)["k"] == .string("v2"))
+            #expect(try reader.value(forKey: "k", application: storeApp) == .string("v2"))
+            #expect(try reader.dictionary(application: storeApp)["k"] == .string("v2"))
         }
     }
 
@@ -78,7 +74,7 @@ struct PersistenceTests {
             var stores: [PreferencesStore] = []
             for _ in 0..<20 {
                 let store = PreferencesStore(locations: box.locations, arguments: ["test-program"])
-                _ = try store.value(forKey: "k", application: app)
+                _ = try store.value(forKey: "k", application: storeApp)
                 stores.append(store)
             }
             // Past the watchers' delay: each has its inotify instance now.
@@ -99,13 +95,13 @@ struct PersistenceTests {
         defer { box.remove() }
         let store = box.store()
         try store.set([("timed", 1)], in: own())
-        #expect(!fileExists(box.expectedPath(app)))
+        #expect(!fileExists(box.expectedPath(storeApp)))
         let deadline = Date().addingTimeInterval(Double(PreferencesStore.flushDelaySeconds) + 1.5)
-        while Date() < deadline, readPlist(box.expectedPath(app))?["timed"] == nil {
+        while Date() < deadline, readPlist(box.expectedPath(storeApp))?["timed"] == nil {
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        #expect(readPlist(box.expectedPath(app))?["timed"] == .integer(1))
-        #expect(permissions(box.expectedPath(app)) == 0o600)
+        #expect(readPlist(box.expectedPath(storeApp))?["timed"] == .integer(1))
+        #expect(permissions(box.expectedPath(storeApp)) == 0o600)
     }
 
     /// A write that takes in another process's changes (made since this
@@ -116,19 +112,19 @@ struct PersistenceTests {
         try inSandbox { box in
             let a = box.store(), b = box.store()
             try a.set([("seed", 1)], in: own())
-            try a.synchronize(application: app)
-            _ = try b.dictionary(application: app)
+            try a.synchronize(application: storeApp)
+            _ = try b.dictionary(application: storeApp)
             try b.set([("mine", 2)], in: own())
             try a.set([("theirs", 3)], in: own())
-            try a.synchronize(application: app)
+            try a.synchronize(application: storeApp)
             switch how {
-            case "application": try b.synchronize(application: app)
+            case "application": try b.synchronize(application: storeApp)
             case "domain": try b.synchronize(own())
             default: try b.synchronizeAll()
             }
-            #expect(try b.value(forKey: "theirs", application: app) == .integer(3))
-            #expect(try b.dictionary(application: app)["theirs"] == .integer(3))
-            #expect(try b.value(forKey: "mine", application: app) == .integer(2))
+            #expect(try b.value(forKey: "theirs", application: storeApp) == .integer(3))
+            #expect(try b.dictionary(application: storeApp)["theirs"] == .integer(3))
+            #expect(try b.value(forKey: "mine", application: storeApp) == .integer(2))
         }
     }
 }

@@ -6,8 +6,6 @@ import Testing
 // Settings schemas (a Settings.bundle's Root.plist and its child panes) as
 // registered defaults.
 
-private let app = "com.example.app"
-
 @Suite("Settings schemas")
 struct SettingsSchemaTests {
     @Test func settingsSchemaWithChildPanes() throws {
@@ -52,7 +50,7 @@ struct SettingsSchemaTests {
             #expect(defaults == plistDict(["toggle": true, "dup": "child", "childKey": 5, "grand": 0.5]))
 
             let store = box.store()
-            let prefs = try Preferences(applicationID: app, store: store)
+            let prefs = try Preferences(applicationID: storeApp, store: store)
             try prefs.registerDefaults(fromFile: dir + "/Root.plist")
             #expect(prefs.bool(forKey: "toggle") == true)
             #expect(prefs.integer(forKey: "childKey") == 5)
@@ -73,7 +71,7 @@ struct SettingsSchemaTests {
     @Test func brokenSettingsSchemaRegistersNothing() throws {
         try inSandbox { box in
             let store = box.store()
-            let prefs = try Preferences(applicationID: app, store: store)
+            let prefs = try Preferences(applicationID: storeApp, store: store)
             writePlist(
                 .dictionary(
                     [

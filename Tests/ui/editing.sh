@@ -39,14 +39,9 @@ export PREFS_SYSTEM_DIR=$WORK/system PREFS_MANAGED_DIR=$WORK/managed XDG_RUNTIME
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL  %s  (%s)\n' "$1" "$2"
-    T capture-pane -p -t ui | sed 's/^/    | /'
-}
+. "$(dirname "$0")/../lib.sh"
+# on_fail: the screen, under a failed check's line.
+on_fail() { T capture-pane -p -t ui | sed 's/^/    | /'; }
 screen() { T capture-pane -p -t ui; }
 # wait_for PATTERN [SECONDS]: until the screen shows PATTERN (grep -E).
 wait_for() {
@@ -148,5 +143,4 @@ else
 fi
 T send-keys -t ui q
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -49,14 +49,9 @@ chmod 700 "$XDG_RUNTIME_DIR"
 cp "$ROOT"/examples/schema/*.plist "$XDG_DATA_HOME/prefs/schemas/"
 APP=com.example.notes
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL  %s  (%s)\n' "$1" "$2"
-    T capture-pane -p -t ui | sed 's/^/    | /'
-}
+. "$(dirname "$0")/../lib.sh"
+# on_fail: the screen, under a failed check's line.
+on_fail() { T capture-pane -p -t ui | sed 's/^/    | /'; }
 screen() { T capture-pane -p -t ui; }
 # expect NAME PATTERN [SECONDS]: the screen shows PATTERN (grep -E) within SECONDS.
 expect() {
@@ -193,5 +188,4 @@ fi
 err=$(TERM=dumb "$PREFS" ui $APP 2>&1 >/dev/null </dev/null)
 if [ -z "$err" ]; then pass "ui/schema-domain-not-missing"; else fail "ui/schema-domain-not-missing" "stderr: $err"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary
