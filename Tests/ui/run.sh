@@ -21,38 +21,11 @@
 # One line per check, then "N passed, N failed"; exit status 0 or 1.
 
 set -u
-if [ $# -ne 1 ] || [ ! -x "$1/bin/prefs" ]; then
-    echo "usage: $0 <prefix> (with <prefix>/bin/prefs installed)" >&2
-    exit 2
-fi
-PREFIX=$(cd "$1" && pwd)
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PREFS=$PREFIX/bin/prefs
-if ! command -v tmux >/dev/null; then
-    echo "$0: tmux is missing (make deps installs it)" >&2
-    exit 2
-fi
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-ui-tests.XXXXXX")
-SOCKET=$WORK/tmux.sock
-T() { tmux -S "$SOCKET" "$@"; }
-cleanup() {
-    T kill-server 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data XDG_DATA_DIRS=$WORK/none
-export PREFS_SYSTEM_DIR=$WORK/system PREFS_MANAGED_DIR=$WORK/managed XDG_RUNTIME_DIR=$WORK/runtime
-mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME/prefs/schemas" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
+. "$(dirname "$0")/setup.sh" ui-tests "$@"
+mkdir -p "$XDG_DATA_HOME/prefs/schemas"
 cp "$ROOT"/examples/schema/*.plist "$XDG_DATA_HOME/prefs/schemas/"
 APP=com.example.notes
 
-. "$(dirname "$0")/../lib.sh"
-# on_fail: the screen, under a failed check's line.
-on_fail() { T capture-pane -p -t ui | sed 's/^/    | /'; }
-screen() { T capture-pane -p -t ui; }
 # expect NAME PATTERN [SECONDS]: the screen shows PATTERN (grep -E) within SECONDS.
 expect() {
     local name=$1 pattern=$2 limit=${3:-3} i
