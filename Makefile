@@ -1,10 +1,11 @@
 # The one place that knows linking, installing and packaging.
 #
 #   make example            build, install into ./build/stage, run the examples
-#   make check              every test: version and ABI checks, Swift core
-#                           tests, programs that must not compile, C tests
-#                           against the installed library, the installed
-#                           prefs command, the Python package
+#   make check              every test: version, ABI and Swift API checks,
+#                           Swift core tests, programs that must not
+#                           compile, C tests against the installed
+#                           library, the installed prefs command, the
+#                           Python package
 #                           (bindings/python), synced preferences over two
 #                           real Syncthing instances, Ansible's osx_defaults
 #                           driving libexec/prefs/defaults, a distribution install
