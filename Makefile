@@ -1,10 +1,11 @@
 # The one place that knows linking, installing and packaging.
 #
 #   make example            build, install into ./build/stage, run the examples
-#   make check              every test: version and ABI checks, Swift core
-#                           tests, programs that must not compile, C tests
-#                           against the installed library, the installed
-#                           prefs command, the Python package
+#   make check              every test: version, ABI and Swift API checks,
+#                           Swift core tests, programs that must not
+#                           compile, C tests against the installed
+#                           library, the installed prefs command, the
+#                           Python package
 #                           (bindings/python), synced preferences over two
 #                           real Syncthing instances, Ansible's osx_defaults
 #                           driving libexec/prefs/defaults, a distribution install
@@ -106,6 +107,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
 .PHONY: all deps build build-lib build-bin \
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
+        api-check api-update build-api \
         test-swift test-compile-fail test-c test-cli test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
@@ -316,7 +318,7 @@ docs: build-lib
 # build/check/<step>.log, and prints one line per step and a summary
 # (Tests/check.sh). `stage` installs build/stage once; the steps that use
 # it (STAGE_INSTALL) do not install it again. Later sections add steps.
-CHECK_STEPS := stage lint version-check abi-check docs test-swift test-compile-fail test-c test-cli \
+CHECK_STEPS := stage lint version-check abi-check api-check docs test-swift test-compile-fail test-c test-cli \
                test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb \
                test-tsan test-docs
 
@@ -364,6 +366,20 @@ abi-check: build-lib
 abi-update: build-lib
 	bash Tests/packaging/abi-check.sh --update $(BUILD_DIR)/$(LIBPREFS)
 
+# The public Swift API of each Swift product (PrefsCore, PrefsFoundation)
+# is exactly that of api/<Module>.swift-api.txt: what Swift programs
+# compile against, read from the built modules by swift-symbolgraph-extract.
+api-check: build-api
+	bash Tests/packaging/api-check.sh $(BUILD_DIR)/Modules
+
+# Rewrites api/*.swift-api.txt from the built modules: for a deliberate
+# change of the Swift API (review the difference before committing it).
+api-update: build-api
+	bash Tests/packaging/api-check.sh --update $(BUILD_DIR)/Modules
+
+build-api:
+	$(SWIFT_BUILD) --target PrefsFoundation
+
 # The tests are Swift Testing only: no empty XCTest pass. The trait
 # Configuration builds PrefsConfiguration and its tests too.
 test-swift:
@@ -374,14 +390,20 @@ test-swift:
 test-compile-fail:
 	bash Tests/compile-fail/run.sh
 
+# One C program: make test-c TEST=values (Tests/C/test_values.c); one
+# group of items: GROUP=header|library|example|programs.
 test-c:
 	$(STAGE_INSTALL)
-	$(C_ENV) bash Tests/C/run.sh $(STAGE)
+	$(C_ENV) TEST='$(TEST)' GROUP='$(GROUP)' bash Tests/C/run.sh $(STAGE)
 
+# One group of the command's checks: make test-cli GROUP=managed, or
+# GROUP="managed watch" (the groups are the "#@group" lines of
+# Tests/cli/run.sh; GROUP=hardening runs Tests/cli/hardening.sh alone).
 test-cli:
 	$(STAGE_INSTALL)
-	$(C_ENV) bash Tests/cli/run.sh $(STAGE)
-	bash Tests/cli/hardening.sh $(STAGE)
+	$(if $(GROUP),,$(C_ENV) bash Tests/cli/run.sh $(STAGE))
+	$(if $(filter-out hardening,$(GROUP)),$(C_ENV) GROUP='$(filter-out hardening,$(GROUP))' bash Tests/cli/run.sh $(STAGE))
+	$(if $(GROUP),$(if $(filter hardening,$(GROUP)),bash Tests/cli/hardening.sh $(STAGE)),bash Tests/cli/hardening.sh $(STAGE))
 
 # The Python package (bindings/python): pytest against the installed
 # library, the package installed by pip as a user installs it. pytest and

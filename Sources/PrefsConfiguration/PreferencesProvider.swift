@@ -167,8 +167,8 @@
 
         /// A provider over `applicationID`'s search list; throws
         /// `.invalidApplicationID` for IDs a file cannot be named after.
-        public init(applicationID: String, store: PreferencesStore = .shared) throws(PrefsError) {
-            preferences = try Preferences(applicationID: applicationID, store: store)
+        public init(applicationID: String) throws(PrefsError) {
+            preferences = try Preferences(applicationID: applicationID)
         }
 
         /// A provider over `preferences`.
@@ -226,8 +226,8 @@
         public let base: PreferencesProvider
 
         /// A reloading provider over `applicationID`'s search list.
-        public init(applicationID: String, store: PreferencesStore = .shared) throws(PrefsError) {
-            base = try PreferencesProvider(applicationID: applicationID, store: store)
+        public init(applicationID: String) throws(PrefsError) {
+            base = try PreferencesProvider(applicationID: applicationID)
         }
 
         /// A reloading provider over `preferences`.

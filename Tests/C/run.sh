@@ -94,19 +94,11 @@ unset LD_LIBRARY_PATH
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-c-tests.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-passed=0
-failed=0
+. "$ROOT/Tests/lib.sh"
 
-# pass NAME [DETAIL]
-pass() {
-    passed=$((passed + 1))
-    printf 'PASS  %s%s\n' "$1" "${2:+  ($2)}"
-}
-
-# fail NAME DETAIL [LOGFILE]
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL  %s  (%s)\n' "$1" "$2"
+# on_fail NAME DETAIL [LOGFILE]: what a failed item's log says (fail
+# prints the item's line first).
+on_fail() {
     if [ -n "${3:-}" ] && [ -s "$3" ]; then
         if grep -Eq "$SANITIZER_REPORT" "$3"; then
             # The first sanitizer report, from its first line.
@@ -164,7 +156,7 @@ describe_status() {
 if ! PC_CFLAGS=$(pkg-config --cflags prefs 2>"$WORK/pc.log") || ! PC_LIBS=$(pkg-config --libs prefs 2>>"$WORK/pc.log") ||
    ! LIBDIR=$(pkg-config --variable=libdir prefs 2>>"$WORK/pc.log"); then
     fail "pkg-config prefs" "pkg-config finds no prefs.pc in ${PKG_CONFIG_PATH:-$PREFIX/lib}" "$WORK/pc.log"
-    echo "$passed passed, $failed failed"
+    summary
     exit 1
 fi
 # Word splitting of the pkg-config output is intended, as in $(pkg-config ...).
@@ -173,6 +165,42 @@ fi
 # shellcheck disable=SC2206
 PC=("${USER_CFLAGS[@]}" $PC_CFLAGS $PC_LIBS "-Wl,-rpath,$LIBDIR" "${USER_LDFLAGS[@]}")
 
+STRICT_TEST=(-std=c99 -Wall -Wextra -Werror "${SAN[@]}")
+
+# program_item NAME SOURCE: compile SOURCE as a user would, run it.
+program_item() {
+    local name=$1 src=$2
+    local exe="$WORK/${name//\//_}"
+    local log="$exe.log"
+    if ! "$CC" "${STRICT_TEST[@]}" -pthread -o "$exe" "$src" "${PC[@]}" >"$log" 2>&1; then
+        fail "$name" "does not compile: $CC ${STRICT_TEST[*]} $(basename "$src") \$(pkg-config --cflags --libs prefs) -Wl,-rpath,$LIBDIR" "$log"
+        return 1
+    fi
+    # Runs in the work directory so that stray files land there.
+    (cd "$WORK" && run_limited "$log" "$exe")
+    local status=$?
+    if [ "$status" -eq 0 ] && sanitizer_clean "$log"; then
+        local summary
+        summary=$(grep -E '^[^ ].*: [0-9]+ checks, [0-9]+ failed$' "$log" | tail -n 1 | sed 's/^.*: //')
+        pass "$name" "$summary"
+        show "$log"
+    else
+        fail "$name" "$(describe_status "$status" "$log")" "$log"
+    fi
+}
+
+# GROUP=header|library|example|programs runs those items alone (Tests/lib.sh);
+# TEST=NAME runs the one program Tests/C/test_NAME.c.
+if [ -n "${TEST:-}" ]; then
+    GROUP=programs
+    if [ ! -f "$HERE/test_${TEST#test_}.c" ]; then
+        echo "$0: no Tests/C/test_${TEST#test_}.c; the tests are:" $(cd "$HERE" && ls test_*.c | sed 's/^test_//; s/\.c$//') >&2
+        exit 2
+    fi
+fi
+run_groups "$0"
+
+#@group header
 # ------------------------------------------------------------------ #
 # Header checks                                                       #
 # ------------------------------------------------------------------ #
@@ -225,6 +253,7 @@ else
     fail header/g++-c++11 "$CXX not found"
 fi
 
+#@group library
 # ------------------------------------------------------------------ #
 # The shared library                                                  #
 # ------------------------------------------------------------------ #
@@ -361,30 +390,7 @@ fi
 # The example and the test programs                                   #
 # ------------------------------------------------------------------ #
 
-STRICT_TEST=(-std=c99 -Wall -Wextra -Werror "${SAN[@]}")
-
-# program_item NAME SOURCE: compile SOURCE as a user would, run it.
-program_item() {
-    local name=$1 src=$2
-    local exe="$WORK/${name//\//_}"
-    local log="$exe.log"
-    if ! "$CC" "${STRICT_TEST[@]}" -pthread -o "$exe" "$src" "${PC[@]}" >"$log" 2>&1; then
-        fail "$name" "does not compile: $CC ${STRICT_TEST[*]} $(basename "$src") \$(pkg-config --cflags --libs prefs) -Wl,-rpath,$LIBDIR" "$log"
-        return 1
-    fi
-    # Runs in the work directory so that stray files land there.
-    (cd "$WORK" && run_limited "$log" "$exe")
-    local status=$?
-    if [ "$status" -eq 0 ] && sanitizer_clean "$log"; then
-        local summary
-        summary=$(grep -E '^[^ ].*: [0-9]+ checks, [0-9]+ failed$' "$log" | tail -n 1 | sed 's/^.*: //')
-        pass "$name" "$summary"
-        show "$log"
-    else
-        fail "$name" "$(describe_status "$status" "$log")" "$log"
-    fi
-}
-
+#@group example
 if [ -f "$ROOT/examples/xml_demo.c" ]; then
     exe="$WORK/example_xml_demo"
     if ! "$CC" "${STRICT_TEST[@]}" -o "$exe" "$ROOT/examples/xml_demo.c" "${PC[@]}" >"$exe.log" 2>&1; then
@@ -437,8 +443,13 @@ else
     fi
 fi
 
+#@group programs
 shopt -s nullglob
-tests=("$HERE"/test_*.c)
+if [ -n "${TEST:-}" ]; then
+    tests=("$HERE/test_${TEST#test_}.c")
+else
+    tests=("$HERE"/test_*.c)
+fi
 if [ ${#tests[@]} -eq 0 ]; then
     fail "test programs" "no Tests/C/test_*.c found"
 fi
@@ -446,5 +457,5 @@ for src in "${tests[@]}"; do
     program_item "$(basename "$src" .c)" "$src"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+#@end
+summary

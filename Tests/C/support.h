@@ -171,4 +171,25 @@ static inline int support_run_isolated(void (*fn)(void), const char *name, unsig
 
 #define RUN_ISOLATED(fn, seconds) support_run_isolated((fn), #fn, (seconds), __FILE__, __LINE__)
 
+/* The value's description, or "(null)"; freed by the next call. */
+static inline const char *support_text_of(PrefsPropertyListRef v)
+{
+    static char *last;
+    PrefsFree(last);
+    last = v ? PrefsCopyDescription(v) : NULL;
+    return last ? last : "(null)";
+}
+
+/* Whether `app`'s value of `key` reads as `want` (its description); what it
+ * read, on stderr, when not. */
+static inline int support_reads(const char *app, const char *key, const char *want)
+{
+    PrefsPropertyListRef v = PrefsCopyAppValue(key, app);
+    int ok = strcmp(support_text_of(v), want) == 0;
+    if (!ok)
+        fprintf(stderr, "    %s reads %s, wanted %s\n", key, support_text_of(v), want);
+    PrefsRelease(v);
+    return ok;
+}
+
 #endif /* PREFS_TESTS_SUPPORT_H */

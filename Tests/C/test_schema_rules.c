@@ -29,24 +29,8 @@
 
 #define APP "com.example.every"
 
-/* The value's description, or "(null)"; freed by the next call. */
-static const char *text_of(PrefsPropertyListRef v)
-{
-    static char *last;
-    PrefsFree(last);
-    last = v ? PrefsCopyDescription(v) : NULL;
-    return last ? last : "(null)";
-}
-
-static int reads(const char *key, const char *want)
-{
-    PrefsPropertyListRef v = PrefsCopyAppValue(key, APP);
-    int ok = strcmp(text_of(v), want) == 0;
-    if (!ok)
-        fprintf(stderr, "    %s reads %s, wanted %s\n", key, text_of(v), want);
-    PrefsRelease(v);
-    return ok;
-}
+/* Whether APP's `key` reads as `want`. */
+#define reads(key, want) support_reads(APP, (key), (want))
 
 static int stored(const char *key)
 {
@@ -73,7 +57,7 @@ static int refused_by_schema(const char *key, const char *accepts)
 static void refuse(const char *key, PrefsPropertyListRef bad, const char *accepts)
 {
     PrefsSetAppValue(key, bad, APP);
-    CHECKF(refused_by_schema(key, accepts), "PrefsSetAppValue %s = %s refused", key, text_of(bad));
+    CHECKF(refused_by_schema(key, accepts), "PrefsSetAppValue %s = %s refused", key, support_text_of(bad));
     PrefsSetValue(key, bad, APP, kPrefsCurrentUser, kPrefsAnyHost);
     CHECKF(refused_by_schema(key, accepts), "PrefsSetValue %s refused", key);
     {
@@ -203,7 +187,7 @@ int main(void)
         CHECK(reads("Size", "13") && reads("Theme", "light"));
         {
             PrefsDictionaryRef all = PrefsCopyAppDictionary(APP);
-            CHECK(all != NULL && strcmp(text_of(PrefsDictionaryGetValue(all, "Size")), "13") == 0);
+            CHECK(all != NULL && strcmp(support_text_of(PrefsDictionaryGetValue(all, "Size")), "13") == 0);
             PrefsRelease(all);
         }
         /* The file is left as it was. */
@@ -227,10 +211,10 @@ int main(void)
         CHECK(strcmp(string_in(d, "ValueType"), "integer") == 0);
         CHECK(strcmp(string_in(d, "Title"), "Font size") == 0);
         CHECK(strcmp(string_in(d, "Accepts"), "an integer from 8 to 72") == 0);
-        CHECK(strcmp(text_of(d ? PrefsDictionaryGetValue(d, "MaximumValue") : NULL), "72") == 0);
+        CHECK(strcmp(support_text_of(d ? PrefsDictionaryGetValue(d, "MaximumValue") : NULL), "72") == 0);
         PrefsRelease(d);
         d = PrefsCopyAppKeySchema("Level", APP);
-        CHECK(strcmp(text_of(d ? PrefsDictionaryGetValue(d, "Titles") : NULL),
+        CHECK(strcmp(support_text_of(d ? PrefsDictionaryGetValue(d, "Titles") : NULL),
                      "(\n    Low,\n    Middle,\n    High\n)") == 0);
         PrefsRelease(d);
         d = PrefsCopyAppKeySchema("Broken", APP);
@@ -250,16 +234,16 @@ int main(void)
         if (all != NULL && PrefsArrayGetCount(all) == 2) {
             PrefsDictionaryRef first = (PrefsDictionaryRef)PrefsArrayGetValueAtIndex(all, 0);
             PrefsDictionaryRef second = (PrefsDictionaryRef)PrefsArrayGetValueAtIndex(all, 1);
-            CHECK(strcmp(text_of(PrefsDictionaryGetValue(first, "Value")), "13") == 0);
-            CHECK(strcmp(text_of(PrefsDictionaryGetValue(first, "Source")), "11") == 0);
+            CHECK(strcmp(support_text_of(PrefsDictionaryGetValue(first, "Value")), "13") == 0);
+            CHECK(strcmp(support_text_of(PrefsDictionaryGetValue(first, "Source")), "11") == 0);
             CHECK(PrefsDictionaryGetValue(first, "Ignored") == NULL);
-            CHECK(strcmp(text_of(PrefsDictionaryGetValue(second, "Value")), "1000") == 0);
-            CHECK(strcmp(text_of(PrefsDictionaryGetValue(second, "Source")), "4") == 0);
+            CHECK(strcmp(support_text_of(PrefsDictionaryGetValue(second, "Value")), "1000") == 0);
+            CHECK(strcmp(support_text_of(PrefsDictionaryGetValue(second, "Source")), "4") == 0);
             CHECK(PrefsDictionaryGetValue(second, "Ignored") != NULL);
             CHECK(strcmp(string_in(second, "Reason"), "the schema accepts an integer from 8 to 72") == 0);
         }
         PrefsRelease(all);
     }
-    text_of(NULL);
+    support_text_of(NULL);
     return CHECK_FINISH();
 }

@@ -54,24 +54,8 @@ static char *schema(const char *key, const char *value, const char *pane)
     return text;
 }
 
-/* The value's description, or "(null)"; freed by the next call. */
-static const char *text_of(PrefsPropertyListRef v)
-{
-    static char *last;
-    PrefsFree(last);
-    last = v ? PrefsCopyDescription(v) : NULL;
-    return last ? last : "(null)";
-}
-
-static int reads(const char *key, const char *want)
-{
-    PrefsPropertyListRef v = PrefsCopyAppValue(key, APP);
-    int ok = strcmp(text_of(v), want) == 0;
-    if (!ok)
-        fprintf(stderr, "    %s reads %s, wanted %s\n", key, text_of(v), want);
-    PrefsRelease(v);
-    return ok;
-}
+/* Whether APP's `key` reads as `want`. */
+#define reads(key, want) support_reads(APP, (key), (want))
 
 static int source_is(const char *key, PrefsSource want, const char *domain)
 {
@@ -92,7 +76,7 @@ static int eventually_reads(const char *key, const char *want)
 {
     for (int i = 0; i < 200; i++) {
         PrefsPropertyListRef v = PrefsCopyAppValue(key, APP);
-        int ok = strcmp(text_of(v), want) == 0;
+        int ok = strcmp(support_text_of(v), want) == 0;
         PrefsRelease(v);
         if (ok)
             return 1;

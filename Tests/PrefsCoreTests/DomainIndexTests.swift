@@ -81,40 +81,6 @@ struct DomainIndexTests {
         }
     }
 
-    /// A rewrite of the same size, within the same clock tick, with the
-    /// modification time put back: the identity of the file is unchanged,
-    /// its content is not.
-    @Test func aSameSizeEditWithTheSameTimeIsSeen() throws {
-        try inSandbox { box in
-            let path = try written(box, ["Colour": "red", "Size": .integer(10)])
-            let original = try #require(FileManager.default.contents(atPath: path)).map { $0 }
-            // Racy, and the file as it was: used, after its bytes were compared.
-            let unchanged = try #require(try FileSystem.stamp(path))
-            try record(box, unchanged, made: unchanged.ctimeNanoseconds, content: original)
-            var compared = false
-            let racy = index(box).contents(
-                for: unchanged,
-                content: {
-                    compared = true; return original
-                })
-            #expect(racy != nil && compared)
-            var before = stat()
-            #expect(stat(path, &before) == 0)
-            let old = try String(contentsOfFile: path, encoding: .utf8)
-            let new = old.replacingOccurrences(of: "red", with: "tan").replacingOccurrences(of: "10", with: "99")
-            #expect(new.utf8.count == old.utf8.count)
-            let fd = open(path, O_WRONLY | O_TRUNC)
-            #expect(fd >= 0)
-            _ = Array(new.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            var times = [before.st_atim, before.st_mtim]
-            #expect(futimens(fd, &times) == 0)
-            close(fd)
-            let reader = box.store()
-            #expect(try reader.value(forKey: "Colour", application: Self.app) == "tan")
-            #expect(try reader.value(forKey: "Size", application: Self.app) == .integer(99))
-        }
-    }
-
     /// What another program writes (Foundation takes no lock and makes no
     /// index) is read from the XML; the stale index is left for the next
     /// libprefs write to replace.

@@ -11,6 +11,15 @@ import Testing
 let testHostID = "testhost"
 let testUserName = "tester"
 
+/// The application the store's tests read and write.
+let storeApp = "com.example.app"
+
+/// `application`'s own domain: the current user's, on any host, where a
+/// program's writes go.
+func own(_ application: String = storeApp) -> DomainID {
+    DomainID(application: application, user: .current, host: .any)
+}
+
 /// Fresh, private directories for one test: the current user's config
 /// directory, the any-user directory and the managed directory, under one
 /// temporary root. Use through ``inSandbox(configSubpath:createConfig:_:)``,

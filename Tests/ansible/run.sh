@@ -41,11 +41,11 @@ CC=${CC:-cc}
 DOMAIN=com.example.ansible
 LIBEXEC=$PREFIX/libexec/prefs
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
-fail() { failed=$((failed + 1)); printf 'FAIL  %s: %s\n' "$1" "$2"; }
-finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+. "$HERE/../lib.sh"
+finish() {
+    summary
+    exit
+}
 
 if [ ! -L "$LIBEXEC/defaults" ] && [ ! -x "$LIBEXEC/defaults" ]; then
     fail install "$LIBEXEC/defaults is missing"

@@ -52,27 +52,7 @@ mkdir -p "$HOME" "$WORK/files" "$WORK/out"
 CFG=$XDG_CONFIG_HOME
 MAN=$PREFS_MANAGED_DIR
 
-passed=0
-failed=0
-skipped=0
-pass() {
-    passed=$((passed + 1))
-    printf 'PASS  %s\n' "$1"
-}
-fail() {
-    failed=$((failed + 1))
-    local detail=${2//$'\n'/\\n}
-    printf 'FAIL  %s: %.400s\n' "$1" "$detail"
-}
-skip() {
-    skipped=$((skipped + 1))
-    printf 'SKIP  %s: %s\n' "$1" "$2"
-}
-ok() {
-    local name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "check failed: $*"; fi
-}
+. "$HERE/../lib.sh"
 # p ARGS... — runs prefs; stdout in $WORK/stdout, stderr in $WORK/stderr, status in $rc.
 p() {
     "$PREFS" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
@@ -530,5 +510,4 @@ else
 fi
 rm -f "$MAN/com.example.editor.d/$PID.plist"
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+summary

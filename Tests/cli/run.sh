@@ -19,7 +19,8 @@
 # difference of failing checks. CC picks the C compiler (default cc);
 # CFLAGS and LDFLAGS (default: hardening flags) are added to its compile.
 # GOLDEN_UPDATE=1 rewrites the golden files from this run's output (review
-# the difference before committing it).
+# the difference before committing it). GROUP=NAME runs one group of checks
+# (the "#@group" lines below; Tests/lib.sh), then the final checks.
 
 set -u
 
@@ -58,20 +59,7 @@ mkdir -p "$HOME" "$WORK/files"
 CFG=$XDG_CONFIG_HOME
 if [ -s /etc/machine-id ]; then HOSTID=$(head -n 1 /etc/machine-id); else HOSTID=$(hostname); fi
 
-passed=0
-failed=0
-
-pass() {
-    passed=$((passed + 1))
-    printf 'PASS  %s\n' "$1"
-}
-
-# fail NAME DETAIL — DETAIL on the same line; newlines shown as \n.
-fail() {
-    failed=$((failed + 1))
-    local detail=${2//$'\n'/\\n}
-    printf 'FAIL  %s: %.300s\n' "$1" "$detail"
-}
+. "$HERE/../lib.sh"
 
 # p ARGS... — runs prefs; stdout in $WORK/out, stderr in $WORK/err, status in $rc.
 p() {
@@ -199,19 +187,38 @@ refuse() {
     fi
 }
 
-# ok NAME COMMAND... — passes when COMMAND succeeds.
-ok() {
-    local name=$1
-    shift
-    if "$@"; then pass "$name"; else fail "$name" "check failed: $*"; fi
-}
-
 # quiet ARGS... — runs prefs for setting up a check; a failure is reported.
 quiet() {
     p "$@"
     if [ "$rc" != 0 ]; then fail "setup: prefs $*" "status $rc: $(head -c 200 "$WORK/err")"; fi
 }
 
+# build_capi — compiles Tests/cli/capi.c into $WORK/capi as a user of a
+# private prefix builds (README): the .pc has no rpath.
+build_capi() {
+    # shellcheck disable=SC2086
+    $CC ${CFLAGS--O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2} -std=c99 -Wall -Wextra -o "$WORK/capi" "$HERE/capi.c" \
+        $(pkg-config --cflags --libs prefs) -Wl,-rpath,"$(pkg-config --variable=libdir prefs)" \
+        ${LDFLAGS--Wl,-z,relro -Wl,-z,now} 2>"$WORK/cc.log"
+}
+
+# capi_app NAME WANT ARGS... — $WORK/capi app ARGS prints exactly WANT
+# (an application's value through the C API).
+capi_app() {
+    local name=$1 want=$2
+    shift 2
+    if [ -x "$WORK/capi" ]; then
+        "$WORK/capi" app "$@" >"$WORK/out" 2>"$WORK/err"
+        rc=$?
+        if same "$WORK/out" "$want"; then pass "$name"; else fail "$name" "status $rc: $(head -c 200 "$WORK/out")"; fi
+    else
+        fail "$name" "the capi test program did not build"
+    fi
+}
+
+run_groups "$0"
+
+#@group usage
 # ---------------------------------------------------------------------------
 # Usage
 
@@ -253,6 +260,7 @@ expect "usage/two host flags: 64" 64 "" "*" -- -currentHost -currentHost read co
 expect "usage/host flag without verb: 64" 64 "" "*" -- -currentHost
 ok "usage/no file written by usage errors" test ! -e "$CFG"
 
+#@group write
 # ---------------------------------------------------------------------------
 # write and read: every value form, read output rules
 
@@ -609,11 +617,14 @@ snapshot "$CFG/com.example.imported-absent.plist"
 pin "$WORK/files/broken.txt" import com.example.imported-absent -
 ok "import/refused import of an absent domain creates no file" unchanged "$CFG/com.example.imported-absent.plist"
 
+#@group corrupt
 # ---------------------------------------------------------------------------
 # Files that do not parse: reported, left untouched by every verb
 
 C=com.example.corrupt
 CF=$CFG/$C.plist
+mkdir -p "$CFG"
+printf '{ a = 1; }' >"$WORK/files/one.txt"
 printf '<?xml version="1.0"?><plist version="1.0"><dict><key>a</key><string>x' >"$CF"
 refuse "corrupt/read D: 1, file untouched" 1 "$CF" -- read $C
 refuse "corrupt/read D K: 1, file untouched" 1 "$CF" -- read $C a
@@ -629,6 +640,7 @@ p read $C
 ok "corrupt/the message names the file" grep -q "$CF" "$WORK/err"
 rm -f "$CF"
 
+#@group managed
 # ---------------------------------------------------------------------------
 # Managed (forced) values
 
@@ -652,6 +664,7 @@ rc=$?
 check_run "managed/read as defaults: macOS's output only" 0 "2" ""
 printf '{ forced = 1; }' >"$PREFS_MANAGED_DIR/com.example.managed.plist"
 
+#@group global
 # ---------------------------------------------------------------------------
 # The global domain: -g, -globalDomain, NSGlobalDomain
 
@@ -670,6 +683,7 @@ expect "global/prefs(1) example: write -g AppleLocale fr_FR" 0 "" "" -- write -g
 expect "global/prefs(1) example: the value is in the global domain" 0 "fr_FR" "" -- read NSGlobalDomain AppleLocale
 quiet delete -g AppleLocale
 
+#@group currentHost
 # ---------------------------------------------------------------------------
 # -currentHost and -host
 
@@ -689,10 +703,13 @@ expect "currentHost/rename with -host" 0 "hv" "" -- -currentHost read $H hk2
 quiet -currentHost delete $H hk2
 expect "currentHost/delete" 1 "" "Domain $H does not exist" -- -currentHost read $H
 
+#@group path
 # ---------------------------------------------------------------------------
 # Domains given as plist paths
 
 PF=$WORK/files/direct
+printf '{ a = 1; }' >"$WORK/files/one.txt"
+quiet write com.example.beside-paths k v # a domain for "domains" to list
 quiet write "$PF" k v
 ok "path/without .plist works on <path>.plist" test -f "$PF.plist"
 ok "path/the file is an XML property list" grep -q '^<plist version="1.0">$' "$PF.plist"
@@ -717,6 +734,7 @@ ok "path/export is XML" grep -q '<key>a</key>' "$WORK/out"
 p domains
 ok "path/domains does not list plist files" test "$rc" = 0 -a -n "$(cat "$WORK/out")" -a -z "$(grep direct "$WORK/out")"
 
+#@group domains
 # ---------------------------------------------------------------------------
 # domains, read (all), find: in a configuration of their own
 
@@ -752,14 +770,11 @@ ok "domains/none: one empty line" test "$(od -An -c "$WORK/out" | tr -d ' ')" = 
 expect "find/no domains at all" 1 "" "No domain, key, nor value containing 'x'" -- find x
 export XDG_CONFIG_HOME=$CFG
 
+#@group capi
 # ---------------------------------------------------------------------------
 # The C API reads what prefs wrote, and prefs reads what the C API wrote
 
-# As a user of a private prefix builds (README): the .pc has no rpath.
-# shellcheck disable=SC2086
-if $CC ${CFLAGS--O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2} -std=c99 -Wall -Wextra -o "$WORK/capi" "$HERE/capi.c" \
-        $(pkg-config --cflags --libs prefs) -Wl,-rpath,"$(pkg-config --variable=libdir prefs)" \
-        ${LDFLAGS--Wl,-z,relro -Wl,-z,now} 2>"$WORK/cc.log"; then
+if build_capi; then
     pass "capi/test program builds against the installed library"
     X=com.example.capi
     quiet write $X s -string 'from prefs'
@@ -807,6 +822,7 @@ else
     fail "capi/test program builds against the installed library" "$(head -c 300 "$WORK/cc.log")"
 fi
 
+#@group watch
 # ---------------------------------------------------------------------------
 # watch: each change as it happens
 
@@ -858,6 +874,7 @@ expect "watch/invalid domain: 1" 1 "" "*" -- watch 'a/b'
 printf 'garbage' >"$CFG/com.example.watchbad.plist"
 refuse "watch/domain that does not parse: 1" 1 "$CFG/com.example.watchbad.plist" -- watch com.example.watchbad
 
+#@group defaults
 # ---------------------------------------------------------------------------
 # The defaults name ($PREFIX/libexec/prefs/defaults): the same command, for
 # tools written for macOS; -date in local time; read and read-type as
@@ -905,28 +922,19 @@ dexpect "defaults/read a deleted key: exit 1" 1 "" "*" -- read $DD Count
 dx help
 ok "defaults/usage names defaults" test "$(head -n 1 "$WORK/out")" = "usage: defaults [-currentHost | -host <hostname>] <command>"
 
+#@group profile
 # ---------------------------------------------------------------------------
 # Configuration profiles: prefs profile install | remove | list, with the
 # XML fixture Tests/cli/profiles/fleet.mobileconfig and a binary copy of
 # fleet-v2.mobileconfig made here. Effective values through the C API
 # (capi app: PrefsCopyAppValue and PrefsAppValueIsForced).
+[ -x "$WORK/capi" ] || build_capi
 
 MAN=$PREFS_MANAGED_DIR
 PROFILES=$HERE/profiles
 PID=com.example.fleet.profile
 EDITOR_DROPIN=$MAN/com.example.editor.d/$PID.plist
 VIEWER_DROPIN=$MAN/com.example.viewer.d/$PID.plist
-capi_app() {
-    local name=$1 want=$2
-    shift 2
-    if [ -x "$WORK/capi" ]; then
-        "$WORK/capi" app "$@" >"$WORK/out" 2>"$WORK/err"
-        rc=$?
-        if same "$WORK/out" "$want"; then pass "$name"; else fail "$name" "status $rc: $(head -c 200 "$WORK/out")"; fi
-    else
-        fail "$name" "the capi test program did not build"
-    fi
-}
 expect "profile/list with none installed: empty" 0 "" "" -- profile list
 expect "profile/install an XML profile" 0 "Installed $PID for everyone: com.example.editor, com.example.viewer" \
     $'prefs: not applied: payload 1 (com.apple.ManagedClient.preferences): com.example.editor: Set-Once settings (only Forced ones are applied)\nprefs: not applied: payload 3 (com.apple.wifi.managed): not a preference payload' \
@@ -964,7 +972,9 @@ capi_app "profile/... forced for that user" "integer 16 (forced)" com.example.ed
 expect "profile/list shows the user's" 0 "$PID (user $(id -un)): com.example.editor, com.example.viewer — Fleet editor settings" "" -- profile list
 expect "profile/remove for one user" 0 "Removed $PID" "" -- profile remove -user "$(id -un)" $PID
 expect "profile/unknown subcommand: 64" 64 "" "*" -- profile frobnicate
+#@group schema
 # Installed schemas: explain, schema show|check|c|swift
+[ -x "$WORK/capi" ] || build_capi
 
 export XDG_DATA_HOME=$WORK/data XDG_DATA_DIRS=$WORK/sysdata
 SCHEMAS=$XDG_DATA_HOME/prefs/schemas
@@ -1309,6 +1319,7 @@ expect "ui/a host flag: 64" 64 "" "*" -- -currentHost ui $N
 expect "schema/a host flag: 64" 64 "" "*" -- -currentHost schema show $N
 unset XDG_DATA_HOME XDG_DATA_DIRS
 
+#@group sync
 # ---------------------------------------------------------------------------
 # Synced keys: sync folder|add|remove|status, and explain naming the machine
 
@@ -1450,9 +1461,9 @@ if command -v zsh >/dev/null; then
     ok "completion/zsh: the file parses" zsh -n "$PREFIX/share/zsh/vendor-completions/_prefs"
 fi
 
+#@end
 # ---------------------------------------------------------------------------
 
-ok "files/no temporary or moved-aside file left anywhere" test -z "$(find "$CFG" -name '*.corrupt-*' -o -name '.prefs.tmp-*' -o -name '.prefs-export-*')"
+ok "files/no temporary or moved-aside file left anywhere" test -z "$(find "$CFG" 2>/dev/null -name '*.corrupt-*' -o -name '.prefs.tmp-*' -o -name '.prefs-export-*')"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

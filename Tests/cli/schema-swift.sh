@@ -19,10 +19,7 @@ BUILD=$(cd "$2" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-schema-swift.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
-fail() { failed=$((failed + 1)); printf 'FAIL  %s  (%s)\n' "$1" "$2"; }
+. "$ROOT/Tests/lib.sh"
 
 typecheck() {
     # shellcheck disable=SC2046
@@ -163,5 +160,4 @@ else
     fail "schema swift/comment markers, trigraphs, backslashes, newlines in texts" "$(cat "$WORK/HostileKeys.swift" "$WORK/swiftc.log" | head -c 1200)"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

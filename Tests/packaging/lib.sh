@@ -1,28 +1,7 @@
-# lib.sh — shared by the packaging checks: PASS/FAIL lines and the ELF
-# helpers. Sourced, not run.
+# lib.sh — shared by the packaging checks: the ELF helpers, and the
+# PASS/FAIL lines of Tests/lib.sh. Sourced, not run.
 
-passed=0
-failed=0
-
-# pass NAME [DETAIL]
-pass() {
-    passed=$((passed + 1))
-    printf 'PASS  %s%s\n' "$1" "${2:+  ($2)}"
-}
-
-# fail NAME DETAIL [LOGFILE]
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL  %s  (%s)\n' "$1" "$2"
-    if [ -n "${3:-}" ] && [ -s "$3" ]; then
-        tail -n 40 "$3" | sed 's/^/      | /'
-    fi
-}
-
-summary() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # elf_files DIR: every ELF file under DIR (not symlinks), one a line.
 elf_files() {

@@ -25,15 +25,12 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS  %s  (%s)\n' "$1" "$2"; }
-fail() { failed=$((failed + 1)); printf 'FAIL  %s  (%s)\n' "$1" "$2"; }
+. "$ROOT/Tests/lib.sh"
 
 VERSION=$(cat VERSION 2>/dev/null)
 if ! printf '%s\n' "$VERSION" | grep -Eqx '(0|[1-9][0-9]*)\.(0|[1-9][0-9]?)\.(0|[1-9][0-9]?)'; then
     fail version/VERSION "VERSION holds '$VERSION', not major.minor.patch (minor and patch below 100)"
-    echo "$passed passed, $failed failed"
+    summary
     exit 1
 fi
 pass version/VERSION "$VERSION"
@@ -101,5 +98,4 @@ else
     fail version/pkg-config "pkgconfig/prefs.pc.in does not take its Version from @VERSION@"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

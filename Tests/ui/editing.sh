@@ -14,40 +14,8 @@
 # One line per check, then "N passed, N failed"; exit status 0 or 1.
 
 set -u
-if [ $# -ne 1 ] || [ ! -x "$1/bin/prefs" ]; then
-    echo "usage: $0 <prefix> (with <prefix>/bin/prefs installed)" >&2
-    exit 2
-fi
-PREFIX=$(cd "$1" && pwd)
-PREFS=$PREFIX/bin/prefs
-if ! command -v tmux >/dev/null; then
-    echo "$0: tmux is missing (make deps installs it)" >&2
-    exit 2
-fi
+. "$(dirname "$0")/setup.sh" ui-editing "$@"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-ui-editing.XXXXXX")
-SOCKET=$WORK/tmux.sock
-T() { tmux -S "$SOCKET" "$@"; }
-cleanup() {
-    T kill-server 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data XDG_DATA_DIRS=$WORK/none
-export PREFS_SYSTEM_DIR=$WORK/system PREFS_MANAGED_DIR=$WORK/managed XDG_RUNTIME_DIR=$WORK/runtime
-mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL  %s  (%s)\n' "$1" "$2"
-    T capture-pane -p -t ui | sed 's/^/    | /'
-}
-screen() { T capture-pane -p -t ui; }
 # wait_for PATTERN [SECONDS]: until the screen shows PATTERN (grep -E).
 wait_for() {
     local i
@@ -148,5 +116,4 @@ else
 fi
 T send-keys -t ui q
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

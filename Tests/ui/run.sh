@@ -21,43 +21,11 @@
 # One line per check, then "N passed, N failed"; exit status 0 or 1.
 
 set -u
-if [ $# -ne 1 ] || [ ! -x "$1/bin/prefs" ]; then
-    echo "usage: $0 <prefix> (with <prefix>/bin/prefs installed)" >&2
-    exit 2
-fi
-PREFIX=$(cd "$1" && pwd)
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PREFS=$PREFIX/bin/prefs
-if ! command -v tmux >/dev/null; then
-    echo "$0: tmux is missing (make deps installs it)" >&2
-    exit 2
-fi
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/prefs-ui-tests.XXXXXX")
-SOCKET=$WORK/tmux.sock
-T() { tmux -S "$SOCKET" "$@"; }
-cleanup() {
-    T kill-server 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data XDG_DATA_DIRS=$WORK/none
-export PREFS_SYSTEM_DIR=$WORK/system PREFS_MANAGED_DIR=$WORK/managed XDG_RUNTIME_DIR=$WORK/runtime
-mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME/prefs/schemas" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
+. "$(dirname "$0")/setup.sh" ui-tests "$@"
+mkdir -p "$XDG_DATA_HOME/prefs/schemas"
 cp "$ROOT"/examples/schema/*.plist "$XDG_DATA_HOME/prefs/schemas/"
 APP=com.example.notes
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
-fail() {
-    failed=$((failed + 1))
-    printf 'FAIL  %s  (%s)\n' "$1" "$2"
-    T capture-pane -p -t ui | sed 's/^/    | /'
-}
-screen() { T capture-pane -p -t ui; }
 # expect NAME PATTERN [SECONDS]: the screen shows PATTERN (grep -E) within SECONDS.
 expect() {
     local name=$1 pattern=$2 limit=${3:-3} i
@@ -193,5 +161,4 @@ fi
 err=$(TERM=dumb "$PREFS" ui $APP 2>&1 >/dev/null </dev/null)
 if [ -z "$err" ]; then pass "ui/schema-domain-not-missing"; else fail "ui/schema-domain-not-missing" "stderr: $err"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -36,13 +36,19 @@ public struct Preferences: Sendable {
     /// the global domain).
     public let applicationID: String
     /// The store it reads and writes.
-    public let store: PreferencesStore
+    package let store: PreferencesStore
     /// The resolved search list, for reads without resolving the ID again.
     let handle: PreferencesStore.ApplicationHandle
 
     /// The preferences of `applicationID`; throws `.invalidApplicationID`
     /// for IDs a file cannot be named after.
-    public init(applicationID: String, store: PreferencesStore = .shared) throws(PrefsError) {
+    public init(applicationID: String) throws(PrefsError) {
+        try self.init(applicationID: applicationID, store: .shared)
+    }
+
+    /// The preferences of `applicationID` in `store` (a store of other
+    /// folders, for the command and the tests).
+    package init(applicationID: String, store: PreferencesStore) throws(PrefsError) {
         self.applicationID = try PreferencesStore.canonicalApplication(applicationID)
         self.store = store
         self.handle = try store.handle(application: self.applicationID)
@@ -53,7 +59,12 @@ public struct Preferences: Sendable {
     /// as `UserDefaults(suiteName:)` does. Throws `.invalidApplicationID`
     /// for names a file cannot be named after and for the global domain
     /// (where `UserDefaults(suiteName:)` returns nil).
-    public init(suiteName: String, store: PreferencesStore = .shared) throws(PrefsError) {
+    public init(suiteName: String) throws(PrefsError) {
+        try self.init(suiteName: suiteName, store: .shared)
+    }
+
+    /// The suite `suiteName` in `store`.
+    package init(suiteName: String, store: PreferencesStore) throws(PrefsError) {
         if (try? PreferencesStore.canonicalApplication(suiteName)) == globalDomainName {
             throw PrefsError(.invalidApplicationID, "the global domain is not a suite")
         }

@@ -91,7 +91,7 @@ extension PreferencesStore {
     /// schema or the schema does not name the key. Throws
     /// `.invalidApplicationID` for an unusable ID and the schema's problem
     /// when it does not parse. Thread-safe.
-    public func schemaDescription(forKey key: String, application app: String) throws(PrefsError) -> SchemaKey? {
+    package func schemaDescription(forKey key: String, application app: String) throws(PrefsError) -> SchemaKey? {
         guard let (_, schema) = try installedSchema(application: app) else { return nil }
         return schema.keyed.last { $0.key == key }.map(SchemaKey.init)
     }

@@ -3,7 +3,7 @@ import CProcessHooks
 import Glibc
 
 /// Who a domain belongs to.
-public enum DomainUser: Hashable, Sendable {
+package enum DomainUser: Hashable, Sendable {
     /// The user running the process (`kPrefsCurrentUser`).
     case current
     /// Every user of the machine (`kPrefsAnyUser`).
@@ -11,7 +11,7 @@ public enum DomainUser: Hashable, Sendable {
 }
 
 /// Which machine a domain applies to.
-public enum DomainHost: Hashable, Sendable {
+package enum DomainHost: Hashable, Sendable {
     /// This machine only (`kPrefsCurrentHost`), keyed by `/etc/machine-id`.
     case current
     /// Every machine (`kPrefsAnyHost`).
@@ -20,27 +20,27 @@ public enum DomainHost: Hashable, Sendable {
 
 /// One stored domain: an application (or the global domain) for a user and
 /// a host.
-public struct DomainID: Hashable, Sendable, CustomStringConvertible {
+package struct DomainID: Hashable, Sendable, CustomStringConvertible {
     /// A validated application ID; ``globalDomainName`` for the global domain.
-    public let application: String
-    public let user: DomainUser
-    public let host: DomainHost
+    package let application: String
+    package let user: DomainUser
+    package let host: DomainHost
 
-    public init(application: String, user: DomainUser, host: DomainHost) {
+    package init(application: String, user: DomainUser, host: DomainHost) {
         self.application = application
         self.user = user
         self.host = host
     }
 
-    public var description: String {
+    package var description: String {
         "\(application) (\(user == .current ? "current user" : "any user"), \(host == .current ? "current host" : "any host"))"
     }
 }
 
 /// The name the global domain is stored under, as on macOS.
-public let globalDomainFileName = ".GlobalPreferences"
+package let globalDomainFileName = ".GlobalPreferences"
 /// The name programs use for the global domain.
-public let globalDomainName = "NSGlobalDomain"
+package let globalDomainName = "NSGlobalDomain"
 
 /// Where domains live, read once from the environment:
 ///
@@ -62,43 +62,43 @@ public let globalDomainName = "NSGlobalDomain"
 /// In a setuid or setgid process (see `ProcessEnvironment`) the
 /// environment is ignored: the user is the effective user, found in the
 /// password database, and every directory has its default.
-public struct Locations: Sendable {
-    public let userDirectory: String
-    public let systemDirectory: String
-    public let managedDirectory: String
-    public let hostID: String
-    public let userName: String
+package struct Locations: Sendable {
+    package let userDirectory: String
+    package let systemDirectory: String
+    package let managedDirectory: String
+    package let hostID: String
+    package let userName: String
     /// The user's runtime directory (`$XDG_RUNTIME_DIR`, else
     /// `/run/user/<uid>`), where the user directory's change counter lives;
     /// `nil` when there is none that only this user can write.
-    public let runtimeDirectory: String?
+    package let runtimeDirectory: String?
     /// Whether the store may make its own files (change counters) in the
     /// preference directories when it writes there. `false` for a domain
     /// named by a file path, which gets no library files beside it.
-    public let createsFilesBesideDomains: Bool
+    package let createsFilesBesideDomains: Bool
     /// Where binary caches of the user's domain files live
     /// (`$XDG_CACHE_HOME/prefs`, `$HOME/.cache/prefs` when unset or
     /// relative); `nil` for none, as in a setuid or setgid process.
-    public let indexDirectory: String?
+    package let indexDirectory: String?
     /// The directories searched, in order, for installed schemas
     /// (`<dir>/<id>.plist`); empty for a store that reads none.
-    public let schemaDirectories: [String]
+    package let schemaDirectories: [String]
 
     /// The default directory of managed (forced) preferences.
-    public static let defaultManagedDirectory = "/etc/prefs/managed"
+    package static let defaultManagedDirectory = "/etc/prefs/managed"
     /// The default directory of any-user (system-wide) preferences:
     /// Foundation's `/usr/local/etc` on Linux, or `/etc` in a build for a
     /// distribution's `/usr` (the compilation condition
     /// `PREFS_SYSTEM_DIR_ETC`, which the Debian packages set), where
     /// nothing may live under `/usr/local`.
     #if PREFS_SYSTEM_DIR_ETC
-        public static let defaultSystemDirectory = "/etc"
+        package static let defaultSystemDirectory = "/etc"
     #else
-        public static let defaultSystemDirectory = "/usr/local/etc"
+        package static let defaultSystemDirectory = "/usr/local/etc"
     #endif
 
     /// Locations from this process's environment.
-    public static func fromEnvironment() -> Locations {
+    package static func fromEnvironment() -> Locations {
         let env = ProcessEnvironment.value
         let uid = ProcessEnvironment.user
         let account = ProcessEnvironment.account(uid)
@@ -129,7 +129,7 @@ public struct Locations: Sendable {
     /// directory's change counter is a file in that directory, made by the
     /// first write there (see `ChangeCounter`). Without
     /// `schemaDirectories`, the store reads no installed schema.
-    public init(
+    package init(
         userDirectory: String, systemDirectory: String, managedDirectory: String, hostID: String, userName: String,
         runtimeDirectory: String? = nil, createsFilesBesideDomains: Bool = true, indexDirectory: String? = nil,
         schemaDirectories: [String] = []
@@ -174,7 +174,7 @@ public struct Locations: Sendable {
     }
 
     /// The file of a stored domain.
-    public func path(of id: DomainID) -> String {
+    package func path(of id: DomainID) -> String {
         let base = id.user == .current ? userDirectory : systemDirectory
         let name = id.application == globalDomainName ? globalDomainFileName : id.application
         switch id.host {
@@ -191,7 +191,7 @@ public struct Locations: Sendable {
 
     /// The files that may hold `application`'s installed schema, in the
     /// order they are searched (the first that exists is the schema).
-    public func schemaPaths(of application: String) -> [String] {
+    package func schemaPaths(of application: String) -> [String] {
         schemaDirectories.map { "\($0)/\(application).plist" }
     }
 
@@ -200,18 +200,18 @@ public struct Locations: Sendable {
     /// merged in the byte order of their names, a later file winning), the
     /// user's `<id>.plist`, then everyone's `<id>.d` and `<id>.plist`.
     /// A path ending in ``dropInSuffix`` is a drop-in directory.
-    public func managedPaths(of application: String) -> [String] {
+    package func managedPaths(of application: String) -> [String] {
         let name = application == globalDomainName ? globalDomainFileName : application
         let user = "\(managedDirectory)/\(userName)/\(name)", everyone = "\(managedDirectory)/\(name)"
         return [user + Locations.dropInSuffix, user + ".plist", everyone + Locations.dropInSuffix, everyone + ".plist"]
     }
 
     /// The suffix of a managed drop-in directory (`<id>.d`).
-    public static let dropInSuffix = ".d"
+    package static let dropInSuffix = ".d"
 
     /// The drop-in directory of `application`'s managed domain, for
     /// everyone (`user` nil) or for one user.
-    public func dropInDirectory(of application: String, user: String? = nil) -> String {
+    package func dropInDirectory(of application: String, user: String? = nil) -> String {
         let name = application == globalDomainName ? globalDomainFileName : application
         return "\(managedDirectory)/\(user.map { $0 + "/" } ?? "")\(name)\(Locations.dropInSuffix)"
     }

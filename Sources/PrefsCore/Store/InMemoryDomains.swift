@@ -6,7 +6,7 @@ extension PreferencesStore {
 
     /// Merges `defaults` into the registration domain of `app`
     /// (`NSGlobalDomain`: for every application).
-    public func register(_ defaults: PropertyListDictionary, application app: String) throws(PrefsError) {
+    package func register(_ defaults: PropertyListDictionary, application app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
         try withState { (s: inout State) throws(PrefsError) in
             changingShape(&s) { s in s.registration[app, default: [:]].merge(defaults) { _, new in new } }
@@ -15,7 +15,7 @@ extension PreferencesStore {
 
     /// Replaces the argument domain with the `-key value` pairs of `args`
     /// (`args[0]`, the program, is skipped).
-    public func setArguments(_ args: [String]) {
+    package func setArguments(_ args: [String]) {
         try? withState { (s: inout State) throws(PrefsError) in
             changingShape(&s) { s in s.arguments = ArgumentDomain.parse(args) }
         }
@@ -25,7 +25,7 @@ extension PreferencesStore {
     /// `NSRegistrationDomain` name the argument domain and the registration
     /// domain for every application; a domain named by one of the user's
     /// languages is searched as a language domain.
-    public func setVolatileDomain(_ name: String, _ values: PropertyListDictionary?) {
+    package func setVolatileDomain(_ name: String, _ values: PropertyListDictionary?) {
         try? withState { (s: inout State) throws(PrefsError) in
             changingShape(&s) { s in
                 switch name {
@@ -39,12 +39,12 @@ extension PreferencesStore {
 
     /// The names of the volatile domains set with ``setVolatileDomain(_:_:)``
     /// (not the argument and registration domains), sorted.
-    public var volatileDomainNames: [String] {
+    package var volatileDomainNames: [String] {
         withLocked { s in s.volatile.keys.sorted() }
     }
 
     /// The named in-memory domain, if set.
-    public func volatileDomain(_ name: String) -> PropertyListDictionary? {
+    package func volatileDomain(_ name: String) -> PropertyListDictionary? {
         withLocked { s in
             switch name {
             case "NSArgumentDomain": return s.arguments
@@ -55,7 +55,7 @@ extension PreferencesStore {
     }
 
     /// Adds `suite` to `app`'s search list (newest first).
-    public func addSuite(_ suite: String, to app: String) throws(PrefsError) {
+    package func addSuite(_ suite: String, to app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
         let suite = try Self.canonicalApplication(suite)
         guard suite != app, suite != globalDomainName else { return }
@@ -69,7 +69,7 @@ extension PreferencesStore {
     }
 
     /// Removes `suite` from `app`'s search list.
-    public func removeSuite(_ suite: String, from app: String) throws(PrefsError) {
+    package func removeSuite(_ suite: String, from app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
         try withState { (s: inout State) throws(PrefsError) in
             changingShape(&s) { s in

@@ -4,7 +4,7 @@ extension PreferencesStore {
     // MARK: Observers
 
     /// A registered observer; pass it to ``removeObserver(_:)``.
-    public struct ObserverToken: Sendable, Hashable {
+    package struct ObserverToken: Sendable, Hashable {
         let id: Int
     }
 
@@ -13,7 +13,7 @@ extension PreferencesStore {
     /// or by another (after its synchronize reaches the disk, or a file is
     /// edited). Callbacks run on a library thread, outside every lock, and
     /// may call back into the store.
-    public func addObserver(
+    package func addObserver(
         application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void
     ) throws(PrefsError) -> ObserverToken {
         let app = try Self.canonicalApplication(app)
@@ -37,7 +37,7 @@ extension PreferencesStore {
     /// Removes an observer. When this returns, its callback is not running
     /// and will never be called again (unless called from within that very
     /// callback).
-    public func removeObserver(_ token: ObserverToken) {
+    package func removeObserver(_ token: ObserverToken) {
         observers.remove(token.id)
     }
 
@@ -45,7 +45,7 @@ extension PreferencesStore {
     /// store's reads and observers until the next synchronize (the kernel
     /// would not give an inotify instance); nil while they are watched.
     /// Changes by libprefs writers are still seen.
-    public var observationProblem: PrefsError? {
+    package var observationProblem: PrefsError? {
         guard let e = withLocked({ _ in watcher?.failure }) else { return nil }
         return PrefsError(
             .io,

@@ -17,11 +17,11 @@ import Glibc
 /// (`LiveStores.swift`, `BackgroundWriter.swift`). Changes are visible to this process at once; they reach the
 /// disk at ``synchronize(application:)``, by themselves within
 /// ``flushDelaySeconds``, and when the process exits normally.
-public final class PreferencesStore: @unchecked Sendable {
+package final class PreferencesStore: @unchecked Sendable {
     /// The store of this process, placed by the environment at first use.
     /// Made under the lock `fork` waits for, so that a child forked while
     /// another thread makes it never inherits it half-made.
-    public static var shared: PreferencesStore {
+    package static var shared: PreferencesStore {
         if let p = prefs_shared_store() { return Unmanaged<PreferencesStore>.fromOpaque(p).takeUnretainedValue() }
         prefs_init_lock()
         defer { prefs_init_unlock() }
@@ -32,10 +32,10 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 
     /// How long a change may wait before it is written by itself.
-    public static let flushDelaySeconds = 1
+    package static let flushDelaySeconds = 1
 
     /// Where this store's files live.
-    public let locations: Locations
+    package let locations: Locations
     /// Everything mutable, guarded by `lock` (see ``withLocked(_:)``), so
     /// the exclusivity check is left out of every access.
     @exclusivity(unchecked) var state: State
@@ -50,7 +50,7 @@ public final class PreferencesStore: @unchecked Sendable {
 
     /// A store whose files live at `locations`. `arguments` fills the
     /// argument domain (`nil`: this process's command line).
-    public init(locations: Locations, arguments: [String]? = nil) {
+    package init(locations: Locations, arguments: [String]? = nil) {
         self.locations = locations
         var s = State()
         // Read here, not under the store's lock: the command line is read
@@ -162,7 +162,7 @@ public final class PreferencesStore: @unchecked Sendable {
     // MARK: Reading
 
     /// The first value for `key` along `app`'s search list.
-    public func value(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
+    package func value(forKey key: String, application app: String) throws(PrefsError) -> PropertyList? {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
         return withLocked { s in
@@ -200,7 +200,7 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 
     /// Every key visible along `app`'s search list with the value a read returns.
-    public func dictionary(application app: String) throws(PrefsError) -> PropertyListDictionary {
+    package func dictionary(application app: String) throws(PrefsError) -> PropertyListDictionary {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
             noticeChanges(&s)
@@ -209,7 +209,7 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 
     /// Whether a managed value decides `key` for `app`.
-    public func isForced(_ key: String, application app: String) throws(PrefsError) -> Bool {
+    package func isForced(_ key: String, application app: String) throws(PrefsError) -> Bool {
         let app = try Self.canonicalApplication(app)
         let k = PropertyList.Key(key)
         return withLocked { s in isForced(k, in: searchView(app, &s), &s) }
@@ -217,7 +217,7 @@ public final class PreferencesStore: @unchecked Sendable {
 
     /// The values of one stored domain, without the search list; `keys` nil
     /// for all of them.
-    public func values(in id: DomainID, keys: [String]? = nil) throws(PrefsError) -> PropertyListDictionary {
+    package func values(in id: DomainID, keys: [String]? = nil) throws(PrefsError) -> PropertyListDictionary {
         let id = try validated(id)
         let path = locations.path(of: id)
         return withLocked { s in
@@ -231,7 +231,7 @@ public final class PreferencesStore: @unchecked Sendable {
     }
 
     /// Why the file of `id` could not be used, when it could not.
-    public func problem(in id: DomainID) throws(PrefsError) -> PrefsError? {
+    package func problem(in id: DomainID) throws(PrefsError) -> PrefsError? {
         let id = try validated(id)
         let path = locations.path(of: id)
         return withLocked { s in domain(path, &s).problem }
@@ -239,7 +239,7 @@ public final class PreferencesStore: @unchecked Sendable {
 
     /// Problems of the files along `app`'s search list (files that do not
     /// parse, files that cannot be read).
-    public func problems(application app: String) throws(PrefsError) -> [PrefsError] {
+    package func problems(application app: String) throws(PrefsError) -> [PrefsError] {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
             let v = fullView(app, &s)
@@ -268,7 +268,7 @@ public final class PreferencesStore: @unchecked Sendable {
 
     /// The applications with a stored domain for `user` and `host`, sorted
     /// (the global domain is not listed).
-    public func applications(user: DomainUser, host: DomainHost) -> [String] {
+    package func applications(user: DomainUser, host: DomainHost) -> [String] {
         let base = user == .current ? locations.userDirectory : locations.systemDirectory
         var names: [String] = []
         let suffix = host == .any ? ".plist" : ".\(locations.hostID).plist"

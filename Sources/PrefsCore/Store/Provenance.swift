@@ -42,7 +42,7 @@ public struct PreferenceSource: Hashable, Sendable, CustomStringConvertible {
     public let domain: String?
 
     /// A source of kind `layer` in `domain`.
-    public init(_ layer: Layer, domain: String?) {
+    package init(_ layer: Layer, domain: String?) {
         self.layer = layer
         self.domain = domain
     }
@@ -71,7 +71,7 @@ public struct PreferenceSource: Hashable, Sendable, CustomStringConvertible {
 extension PreferencesStore {
     /// The value a read of `key` returns for `app` and the layer it came
     /// from, or nil when no layer holds it.
-    public func valueAndSource(forKey key: String, application app: String) throws(PrefsError) -> (value: PropertyList, source: PreferenceSource)? {
+    package func valueAndSource(forKey key: String, application app: String) throws(PrefsError) -> (value: PropertyList, source: PreferenceSource)? {
         try sources(forKey: key, application: app, all: false).first
     }
 
@@ -82,7 +82,7 @@ extension PreferencesStore {
     /// comes first (with ``PreferenceSource/Layer/schema``) and the values
     /// follow in search order, the ignored one included (see
     /// ``schemaDescription(forKey:application:)``).
-    public func sources(forKey key: String, application app: String) throws(PrefsError) -> [(value: PropertyList, source: PreferenceSource)] {
+    package func sources(forKey key: String, application app: String) throws(PrefsError) -> [(value: PropertyList, source: PreferenceSource)] {
         try sources(forKey: key, application: app, all: true)
     }
 

@@ -181,7 +181,7 @@ extension PreferencesStore {
     /// of every key whose read result changed. Throws for a key that
     /// cannot sync (empty, over 64 bytes), past the limits, or when the
     /// folder cannot be written. Thread-safe.
-    public func setSynced(_ synced: Bool, forKey key: String, application app: String) throws(PrefsError) {
+    package func setSynced(_ synced: Bool, forKey key: String, application app: String) throws(PrefsError) {
         let app = try Self.canonicalApplication(app)
         if let problem = SyncLimits.problem(ofKey: key) { throw PrefsError(.invalidArgument, problem) }
         let k = PropertyList.Key(key)
@@ -203,7 +203,7 @@ extension PreferencesStore {
     }
 
     /// Whether `key` of `app` syncs. Thread-safe.
-    public func isSynced(_ key: String, application app: String) throws(PrefsError) -> Bool {
+    package func isSynced(_ key: String, application app: String) throws(PrefsError) -> Bool {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
             noticeChanges(&s)

@@ -39,7 +39,7 @@ extension PreferencesStore {
     /// hold, keys a managed value decides, and values the application's
     /// installed schema does not accept (`.schemaViolation`); nothing
     /// changes then.
-    public func set(_ changes: [(String, PropertyList?)], in id: DomainID) throws(PrefsError) {
+    package func set(_ changes: [(String, PropertyList?)], in id: DomainID) throws(PrefsError) {
         let id = try validated(id)
         for (key, value) in changes { try Self.checkStorable(value, key) }
         try withState { (s: inout State) throws(PrefsError) in
@@ -123,7 +123,7 @@ extension PreferencesStore {
     /// picks up other processes' changes to the files of its search list.
     /// Returns a note when a file that did not parse was moved aside.
     @discardableResult
-    public func synchronize(application app: String) throws(PrefsError) -> PrefsError? {
+    package func synchronize(application app: String) throws(PrefsError) -> PrefsError? {
         let app = try Self.canonicalApplication(app)
         return try withState { (s: inout State) throws(PrefsError) -> PrefsError? in
             var note: PrefsError? = nil
@@ -146,7 +146,7 @@ extension PreferencesStore {
 
     /// Writes the pending changes of one stored domain and re-reads it.
     @discardableResult
-    public func synchronize(_ id: DomainID) throws(PrefsError) -> PrefsError? {
+    package func synchronize(_ id: DomainID) throws(PrefsError) -> PrefsError? {
         let id = try validated(id)
         let path = locations.path(of: id)
         return try withLocked { (s: inout State) throws(PrefsError) -> PrefsError? in
@@ -159,7 +159,7 @@ extension PreferencesStore {
 
     /// Writes every pending change of every domain; the first failure is
     /// thrown after all were tried.
-    public func synchronizeAll() throws(PrefsError) {
+    package func synchronizeAll() throws(PrefsError) {
         try withLocked { (s: inout State) throws(PrefsError) in try synchronizeAll(&s) }
     }
 
@@ -201,7 +201,7 @@ extension PreferencesStore {
     /// when the domain no longer exists afterwards. Throws `.io` when the
     /// file cannot be removed; nothing changes then.
     @discardableResult
-    public func removeDomain(_ id: DomainID) throws(PrefsError) -> Bool {
+    package func removeDomain(_ id: DomainID) throws(PrefsError) -> Bool {
         let id = try validated(id)
         let path = locations.path(of: id)
         return try withState { (s: inout State) throws(PrefsError) -> Bool in

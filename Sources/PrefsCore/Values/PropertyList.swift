@@ -79,7 +79,7 @@ public final class PropertyList: Sendable {
     /// shared sub-value counted every time it occurs, saturating at
     /// `Int.max`. Stored, so that a value too large for any document
     /// (``maxDocumentSize``) is recognised in O(1), however it was built.
-    public let minimumXMLSize: Int
+    package let minimumXMLSize: Int
 
     /// A NUL-terminated copy of a string's UTF-8, made on first request from
     /// C and freed with the value (see ``stableCString()``).
