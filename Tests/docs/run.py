@@ -34,6 +34,11 @@ snippet promises (swift_package below); in the same package, the Swift
 of each article of PrefsCore's DocC catalog is built as a program of its
 own (docc_articles below), so the articles cannot drift from the API.
 
+doc/behaviour.md names, under "Checked by", the tests of each behaviour:
+each Swift suite and test function, C test file and function it names
+must exist (checked_by below), so a renamed or removed test cannot leave
+the page pointing at nothing.
+
 A command line ending in `# <text>` whose command is `prefs read` must
 print <text>; `prefs explain`'s first line must be the text before ` / `.
 
@@ -274,6 +279,39 @@ def swift_package(src, work, env, report):
     report("PASS", what, "builds fetching nothing; @Preference reads 14 from com.example.editor")
 
 
+def checked_by(root, report):
+    """Every test doc/behaviour.md names under "Checked by" exists."""
+    doc = os.path.join(root, "doc/behaviour.md")
+    swift = ""
+    for dirpath, _, names in os.walk(os.path.join(root, "Tests")):
+        for n in names:
+            if n.endswith(".swift"):
+                swift += open(os.path.join(dirpath, n), encoding="utf-8").read()
+    missing = []
+    for number, line in enumerate(open(doc, encoding="utf-8"), 1):
+        if "*Checked by:*" not in line:
+            continue
+        for path in re.findall(r"`(Tests/[^` ]+)`", line):
+            if not os.path.exists(os.path.join(root, path)):
+                missing.append("%d: %s" % (number, path))
+        for path, names in re.findall(r"`(Tests/C/[\w./]+\.c)` \(([^)]*)\)", line):
+            text = open(os.path.join(root, path), encoding="utf-8").read() if os.path.exists(os.path.join(root, path)) else ""
+            for name in re.findall(r"`(\w+)`", names):
+                if not re.search(r"\b%s\b" % name, text):
+                    missing.append("%d: %s in %s" % (number, name, path))
+        suites = re.findall(r"`([A-Z]\w*Tests)(?:\.(\w+))?`(?: \(([^)]*)\))?", line)
+        for suite, name, names in suites:
+            if not re.search(r"\b(struct|final class|class) %s\b" % suite, swift):
+                missing.append("%d: suite %s" % (number, suite))
+            for n in ([name] if name else []) + re.findall(r"`(\w+)`", names or ""):
+                if not re.search(r"func %s\(" % n, swift):
+                    missing.append("%d: %s.%s" % (number, suite, n))
+    if missing:
+        report("FAIL", "doc/behaviour.md names tests that exist", "; ".join(missing)[:600])
+    else:
+        report("PASS", "doc/behaviour.md names tests that exist")
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     env_sh = os.path.join(root, "build/stage/env.sh")
@@ -407,6 +445,7 @@ def main():
                 else:
                     report("FAIL", bid, "not run: an earlier block of %s failed" % doc)
         swift_package(src, work, env, report)
+        checked_by(root, report)
         for i, (d, pattern, reason) in enumerate(SKIP):
             if i not in used:
                 report("FAIL", "SKIP entry for %s matches no command: %s" % (d, pattern), "remove it or fix the document")
