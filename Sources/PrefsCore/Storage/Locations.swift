@@ -306,8 +306,7 @@ enum ProcessEnvironment {
     /// Whether `path` is an absolute path to a directory (not a symlink)
     /// owned by `uid` that no one else may write.
     static func isPrivateDirectory(_ path: String, of uid: uid_t) -> Bool {
-        var st = stat()
-        guard path.hasPrefix("/"), lstat(path, &st) == 0 else { return false }
+        guard path.hasPrefix("/"), let st = try? SystemCall.lstat(path) else { return false }
         return (st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == uid && (st.st_mode & 0o022) == 0
     }
 }
