@@ -27,7 +27,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     private var begun = false
     /// Why inotify could not be had (an errno), when it could not; under `lock`.
     private var inotifyError: Int32? = nil
-    private let lock = ProcessLock()
+    private let lock = ForkSafeMutex()
     /// The directory of each watch descriptor; under `lock`.
     private var watched: [Int32: String] = [:]
     /// The directories watched now; under `lock`.
