@@ -1,4 +1,4 @@
-import CAtomics
+import CSystemShims
 import Glibc
 
 /// A 64-bit counter of changes to one preference directory tree, in a small

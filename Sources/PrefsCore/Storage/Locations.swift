@@ -1,4 +1,4 @@
-import CAtomics
+import CSystemShims
 import CProcessHooks
 import Glibc
 
