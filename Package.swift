@@ -64,11 +64,12 @@ let package = Package(
         // Fork handlers installed at load time, and the state they guard.
         .target(name: "CProcessHooks", path: "Sources/CProcessHooks"),
         .target(name: "PrefsCore", dependencies: ["CLibXML2", "CSystemShims", "CProcessHooks"]),
-        // The `prefs` command's code, linked into libprefs.so and entered
-        // through prefs_tool_main; `bin/prefs` is tools/prefs.c, built by
-        // the Makefile. Not a product: nothing else may import it.
-        // CPrefs for the header's version only.
-        .target(name: "PrefsTool", dependencies: ["PrefsCore", "CPrefs"]),
+        // The `prefs` command, all in Sources/PrefsTool: its Swift code,
+        // linked into libprefs.so and entered through prefs_tool_main; the
+        // C programs bin/prefs (a main calling it) and prefs-ui (ncurses),
+        // built by the Makefile; its shell completion. Not a product:
+        // nothing else may import it. CPrefs for the header's version only.
+        .target(name: "PrefsTool", dependencies: ["PrefsCore", "CPrefs"], exclude: ["programs", "completion"]),
         .target(
             name: "Prefs",
             dependencies: ["PrefsCore", "PrefsTool", "CPrefs"],
