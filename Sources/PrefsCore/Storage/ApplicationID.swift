@@ -40,3 +40,20 @@ package enum ApplicationID {
         return problem(name) == nil ? name : "unknown-process"
     }()
 }
+
+/// The command line of this process, from `/proc/self/cmdline`, read at
+/// first use under the lock `fork` waits for.
+enum ProcessArguments {
+    static var current: [String] {
+        prefs_init_lock()
+        defer { prefs_init_unlock() }
+        return arguments
+    }
+
+    private static let arguments: [String] = {
+        guard let (bytes, _) = (try? FileSystem.read("/proc/self/cmdline")) ?? nil else { return [] }
+        var args = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if args.last == "" { args.removeLast() }
+        return args
+    }()
+}

@@ -1,4 +1,3 @@
-import CProcessHooks
 import CSystemShims
 import Glibc
 
@@ -54,21 +53,4 @@ enum ProcessEnvironment {
         guard path.hasPrefix("/"), let st = try? SystemCall.lstat(path) else { return false }
         return (st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == uid && (st.st_mode & 0o022) == 0
     }
-}
-
-/// The command line of this process, from `/proc/self/cmdline`, read at
-/// first use under the lock `fork` waits for.
-enum ProcessArguments {
-    static var current: [String] {
-        prefs_init_lock()
-        defer { prefs_init_unlock() }
-        return arguments
-    }
-
-    private static let arguments: [String] = {
-        guard let (bytes, _) = (try? FileSystem.read("/proc/self/cmdline")) ?? nil else { return [] }
-        var args = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        if args.last == "" { args.removeLast() }
-        return args
-    }()
 }
