@@ -187,8 +187,8 @@ install-man:
 
 # ---- The prefs command -----------------------------------------------------
 # The command's code is in libprefs.so (Sources/PrefsTool, entered through the
-# private export prefs_tool_main), so bin/prefs is tools/prefs.c, a C main
-# linked against the library: one copy of the core and of the Swift runtime
+# private export prefs_tool_main), so bin/prefs is a C main
+# (Sources/PrefsTool/programs/prefs.c) linked against the library: one copy of the core and of the Swift runtime
 # per machine. build-bin links it against the build directory; install-bin
 # links it again with $(PRIVATE_RPATH), which depends on LIBDIR (a relink at
 # install time, as libtool does).
@@ -197,18 +197,18 @@ PREFS_BIN      = build/prefs
 # defaults, a relative symlink to bin/prefs; with that directory first on
 # PATH, tools written for macOS (Ansible's osx_defaults) run unchanged.
 INSTALLED_DEFAULTS = $(LIBEXECDIR)/prefs/defaults
-# Shell completion (tools/completion), where bash-completion and zsh look.
+# Shell completion (Sources/PrefsTool/completion), where bash-completion and zsh look.
 INSTALLED_COMPLETION = $(DATAROOTDIR)/bash-completion/completions/prefs $(DATAROOTDIR)/zsh/vendor-completions/_prefs
 INSTALLED_BIN  = $(BINDIR)/prefs $(INSTALLED_DEFAULTS) $(INSTALLED_COMPLETION)
 PREFS_LINK     = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_BIN) \
                  -DPREFS_UI='"$(LIBEXECDIR)/prefs/prefs-ui"' \
-                 tools/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
+                 Sources/PrefsTool/programs/prefs.c -L$(BUILD_DIR) -lprefs $(LDFLAGS) $(HARDENING_LDFLAGS)
 # `prefs ui`: a C program of its own over the public C API and ncurses,
 # so that libprefs.so links no terminal library; bin/prefs execs it.
 PREFS_UI_BIN   = build/prefs-ui
 INSTALLED_UI   = $(LIBEXECDIR)/prefs/prefs-ui
 PREFS_UI_LINK  = $(CC) -std=c99 -Wall -Wextra $(CFLAGS) $(HARDENING_CFLAGS) $(CPPFLAGS) -o $(PREFS_UI_BIN) \
-                 -Iinclude tools/prefs-ui.c $$(pkg-config --cflags ncursesw) -L$(BUILD_DIR) -lprefs \
+                 -Iinclude Sources/PrefsTool/programs/prefs-ui.c $$(pkg-config --cflags ncursesw) -L$(BUILD_DIR) -lprefs \
                  $$(pkg-config --libs ncursesw) $(LDFLAGS) $(HARDENING_LDFLAGS)
 
 build-bin: build-lib
@@ -224,8 +224,8 @@ install-bin: build-bin
 	ln -sfn "$$(realpath -m --relative-to=$(LIBEXECDIR)/prefs $(BINDIR)/prefs)" $(DESTDIR)$(INSTALLED_DEFAULTS)
 	$(INSTALL_PROGRAM) $(PREFS_UI_BIN) $(DESTDIR)$(INSTALLED_UI)
 	$(INSTALL) -d $(DESTDIR)$(DATAROOTDIR)/bash-completion/completions $(DESTDIR)$(DATAROOTDIR)/zsh/vendor-completions
-	$(INSTALL_DATA) tools/completion/prefs.bash $(DESTDIR)$(DATAROOTDIR)/bash-completion/completions/prefs
-	$(INSTALL_DATA) tools/completion/_prefs $(DESTDIR)$(DATAROOTDIR)/zsh/vendor-completions/_prefs
+	$(INSTALL_DATA) Sources/PrefsTool/completion/prefs.bash $(DESTDIR)$(DATAROOTDIR)/bash-completion/completions/prefs
+	$(INSTALL_DATA) Sources/PrefsTool/completion/_prefs $(DESTDIR)$(DATAROOTDIR)/zsh/vendor-completions/_prefs
 # ----------------------------------------------------------------------------
 
 install-strip:
@@ -304,7 +304,7 @@ docs: build-lib
 	rm -rf $(DOCC_OUT)
 	mkdir -p $(DOCC_OUT)/symbol-graphs
 	swift-symbolgraph-extract -module-name PrefsCore -target $(shell uname -m)-unknown-linux-gnu \
-	    -I $(BUILD_DIR)/Modules -I Sources/CAtomics -I Sources/CProcessHooks/include \
+	    -I $(BUILD_DIR)/Modules -I Sources/CSystemShims -I Sources/CProcessHooks/include \
 	    -I Sources/CLibXML2/include -minimum-access-level public -skip-synthesized-members \
 	    -output-dir $(DOCC_OUT)/symbol-graphs
 	docc convert Sources/PrefsCore/PrefsCore.docc --additional-symbol-graph-dir $(DOCC_OUT)/symbol-graphs \

@@ -58,16 +58,18 @@ let package = Package(
         .target(name: "CLibXML2", path: "Sources/CLibXML2"),
         // The public header, as the C face's contract (`@c @implementation`).
         .systemLibrary(name: "CPrefs", path: "include/prefs"),
-        // Atomics on shared file mappings.
-        .systemLibrary(name: "CAtomics", path: "Sources/CAtomics"),
+        // What Swift's Glibc module cannot reach: atomics on a shared file
+        // mapping, and getauxval(AT_SECURE).
+        .systemLibrary(name: "CSystemShims", path: "Sources/CSystemShims"),
         // Fork handlers installed at load time, and the state they guard.
         .target(name: "CProcessHooks", path: "Sources/CProcessHooks"),
-        .target(name: "PrefsCore", dependencies: ["CLibXML2", "CAtomics", "CProcessHooks"]),
-        // The `prefs` command's code, linked into libprefs.so and entered
-        // through prefs_tool_main; `bin/prefs` is tools/prefs.c, built by
-        // the Makefile. Not a product: nothing else may import it.
-        // CPrefs for the header's version only.
-        .target(name: "PrefsTool", dependencies: ["PrefsCore", "CPrefs"]),
+        .target(name: "PrefsCore", dependencies: ["CLibXML2", "CSystemShims", "CProcessHooks"]),
+        // The `prefs` command, all in Sources/PrefsTool: its Swift code,
+        // linked into libprefs.so and entered through prefs_tool_main; the
+        // C programs bin/prefs (a main calling it) and prefs-ui (ncurses),
+        // built by the Makefile; its shell completion. Not a product:
+        // nothing else may import it. CPrefs for the header's version only.
+        .target(name: "PrefsTool", dependencies: ["PrefsCore", "CPrefs"], exclude: ["programs", "completion"]),
         .target(
             name: "Prefs",
             dependencies: ["PrefsCore", "PrefsTool", "CPrefs"],

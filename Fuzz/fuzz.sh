@@ -66,7 +66,7 @@ build() {
     for flag in $(pkg-config --cflags libxml-2.0); do xcc+=(-Xcc "$flag"); done
     # One package name for every module, as SwiftPM gives: the command's
     # sources use the core's package declarations.
-    local common=(-O -g "$sanitize" -package-name libprefs -I Sources/CLibXML2/include -I Sources/CAtomics
+    local common=(-O -g "$sanitize" -package-name libprefs -I Sources/CLibXML2/include -I Sources/CSystemShims
         -I Sources/CProcessHooks/include -I include/prefs -I "$out" "${xcc[@]}")
     local core_sources
     core_sources=$(find Sources/PrefsCore -name '*.swift' | sort)
@@ -77,7 +77,7 @@ build() {
         "$CLANG" -std=c99 -O1 -g -fsanitize=address -I Sources/CProcessHooks/include \
             -c Sources/CProcessHooks/process_hooks.c -o "$out/process_hooks.o"
     fi
-    if stale "$out/libPrefsCore.a" Sources/PrefsCore Sources/CLibXML2 Sources/CAtomics Sources/CProcessHooks Fuzz/fuzz.sh; then
+    if stale "$out/libPrefsCore.a" Sources/PrefsCore Sources/CLibXML2 Sources/CSystemShims Sources/CProcessHooks Fuzz/fuzz.sh; then
         echo "fuzz: building PrefsCore ($mode)"
         # shellcheck disable=SC2086
         "$SWIFTC" -parse-as-library -module-name PrefsCore -enable-testing -emit-library -static \

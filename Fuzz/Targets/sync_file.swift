@@ -37,7 +37,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // Through the folder reader.
     let path = folder + "/" + SyncFile.fileName(of: fuzzed)
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0, FileSystem.writeAll(fd, bytes) else { failure("cannot write the machine file") }
+    guard fd >= 0, (try? FileSystem.writeAll(fd, bytes)) != nil else { failure("cannot write the machine file") }
     close(fd)
     let snapshot = SyncFolderReader(folder: folder).scan()
     guard snapshot.files[goodMachine] == good else { failure("the well-formed file was not read whole") }
@@ -65,7 +65,7 @@ private let folder: String = {
     let dir = String(cString: made)
     guard let bytes = try? good.encoded() else { failure("cannot encode the good file") }
     let fd = open(dir + "/" + SyncFile.fileName(of: goodMachine), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0, FileSystem.writeAll(fd, bytes) else { failure("cannot write the good file") }
+    guard fd >= 0, (try? FileSystem.writeAll(fd, bytes)) != nil else { failure("cannot write the good file") }
     close(fd)
     return dir
 }()

@@ -9,7 +9,6 @@
 
 #if Configuration
     import Configuration
-    import Glibc
     import PrefsCore
 
     /// How property-list values answer swift-configuration's types.
@@ -302,7 +301,7 @@
 
     /// The last value a watch yielded, under a lock.
     private final class LastValue<T: Sendable>: @unchecked Sendable {
-        private let lock = Mutex()
+        private let lock = ForkSafeMutex()
         private var value: T? = nil
 
         func update(_ new: T, same: (T, T) -> Bool, yield: (T) -> Void) {
@@ -311,21 +310,6 @@
                 value = new
                 yield(new)
             }
-        }
-    }
-
-    /// A plain pthread mutex (safe across fork, unlike Synchronization.Mutex).
-    private final class Mutex: @unchecked Sendable {
-        private let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        init() { pthread_mutex_init(m, nil) }
-        deinit {
-            pthread_mutex_destroy(m)
-            m.deallocate()
-        }
-        func withLock<R>(_ body: () -> R) -> R {
-            pthread_mutex_lock(m)
-            defer { pthread_mutex_unlock(m) }
-            return body()
         }
     }
 #endif

@@ -5,7 +5,7 @@ import Glibc
 // PrefsCore; this target only reads the command line, calls the store and
 // prints. It is linked into libprefs.so, so that the command and every C
 // program share one copy of the core and of the Swift runtime; `bin/prefs`
-// is a C `main` that calls `prefs_tool_main` (tools/prefs.c).
+// is a C `main` that calls `prefs_tool_main` (programs/prefs.c).
 
 /// Runs the `prefs` command with the command line `argv[0..<argc]` (the
 /// program name first, as `main` receives it) and returns its exit status:

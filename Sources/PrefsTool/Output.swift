@@ -63,7 +63,7 @@ final class Output {
 
     private func send(_ bytes: [UInt8]) {
         guard failure == 0, !bytes.isEmpty else { return }
-        if !FileSystem.writeAll(fd, bytes) { failure = errno == 0 ? EIO : errno }
+        do { try FileSystem.writeAll(fd, bytes) } catch { failure = error.rawValue == 0 ? EIO : error.rawValue }
     }
 
     /// Flushes, and says whether everything written reached the descriptor.

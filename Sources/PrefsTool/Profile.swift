@@ -255,8 +255,7 @@ enum Profile {
     /// still holding those bytes. Missing files count as ours (nothing to
     /// overwrite or delete).
     static func isOurs(_ path: String, _ receipt: PropertyListDictionary?) -> Bool {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return true }
+        guard let st = try? SystemCall.lstat(path) else { return true }
         guard let receipt, installedFiles(receipt).contains(path), (st.st_mode & S_IFMT) == S_IFREG else { return false }
         guard let recorded = fingerprints(receipt)[path] else { return true }
         return currentBytes(path).map(fingerprint) == recorded
@@ -270,8 +269,7 @@ enum Profile {
     /// What `path` holds now: its bytes when it is a regular file, `nil`
     /// when nothing (or something else) is there.
     static func currentBytes(_ path: String) -> [UInt8]? {
-        var st = stat()
-        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard let st = try? SystemCall.lstat(path), (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         return try? FileSystem.readUserFile(path)
     }
 

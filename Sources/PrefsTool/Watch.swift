@@ -73,32 +73,25 @@ enum Watch {
     /// the target's application reports a change; `nil` when no observer
     /// could be registered (the command then checks every second only).
     private static func observe(_ target: Target, _ key: String?) -> Int32? {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        }
-        let writeEnd = fds[1]
+        guard let (readEnd, writeEnd) = try? SystemCall.pipe(nonblocking: true) else { return nil }
         do throws(PrefsError) {
             _ = try target.store.addObserver(application: target.id.application, key: key) { _, _ in
-                var byte: UInt8 = 1
-                _ = Glibc.write(writeEnd, &byte, 1)  // a full pipe already means "look"
+                SystemCall.signal(writeEnd, 1)  // a full pipe already means "look"
             }
         } catch {
-            close(fds[0])
-            close(fds[1])
+            SystemCall.close(readEnd)
+            SystemCall.close(writeEnd)
             return nil
         }
-        return fds[0]
+        return readEnd
     }
 
     /// Waits until `fd` is readable or `milliseconds` pass, then empties it.
     private static func wait(_ fd: Int32, milliseconds: Int32) {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&p, 1, milliseconds)
+        var p = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        _ = try? SystemCall.poll(&p, count: 1, milliseconds)
         var buffer = [UInt8](repeating: 0, count: 64)
-        while buffer.withUnsafeMutableBytes({ Glibc.read(fd, $0.baseAddress!, $0.count) }) > 0 {}
+        while (try? buffer.withUnsafeMutableBytes { b in Result { () throws(Errno) in try SystemCall.read(fd, into: b) } }.get()) ?? 0 > 0 {}
     }
 
     private static func sleep(milliseconds: Int) {

@@ -1431,6 +1431,16 @@ expect "first read/after the crash: one process" 0 "10" "" -- read $F Count
 expect "first read/after the crash: the next process" 0 "eight" "" -- read $F Name
 expect "first read/after the crash, the next write" 0 "" "" -- write $F Name again
 expect "first read/after the crash, its index is read" 0 "10" "" -- read $F Count
+# Any system call can be made to fail (PREFS_TEST_FAIL names it, not only
+# write and rename): the write fails, says why, and the file is kept.
+for call in open fsync; do
+    cp "$CFG/$F.plist" "$WORK/kept.plist"
+    PREFS_TEST_FAIL=$call "$PREFS" write $F Count -int 11 >/dev/null 2>"$WORK/err"
+    ok "injected failure/a failing $call fails the write" test $? -ne 0
+    ok "injected failure/a failing $call is reported" grep -q "Read-only file system" "$WORK/err"
+    ok "injected failure/a failing $call leaves the file" cmp -s "$CFG/$F.plist" "$WORK/kept.plist"
+    ok "injected failure/a failing $call leaves no temporary file" test -z "$(find "$CFG" -name '.prefs.tmp-*')"
+done
 
 # Shell completion, as installed: bash's function called as bash calls it
 

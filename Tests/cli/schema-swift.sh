@@ -24,7 +24,7 @@ trap 'rm -rf "$WORK"' EXIT
 typecheck() {
     # shellcheck disable=SC2046
     swiftc -typecheck -I "$BUILD/Modules" -Xcc -fmodule-map-file="$ROOT/Sources/CProcessHooks/include/module.modulemap" \
-        -I "$ROOT/Sources/CAtomics" -I "$ROOT/Sources/CLibXML2" $(pkg-config --cflags libxml-2.0 | sed 's/-I/-Xcc -I/g') \
+        -I "$ROOT/Sources/CSystemShims" -I "$ROOT/Sources/CLibXML2" $(pkg-config --cflags libxml-2.0 | sed 's/-I/-Xcc -I/g') \
         "$@" >"$WORK/swiftc.log" 2>&1
 }
 
@@ -73,7 +73,7 @@ print(p[.fontSize])
 SWIFT
 # shellcheck disable=SC2046
 if swiftc -O -I "$BUILD/Modules" -Xcc -fmodule-map-file="$ROOT/Sources/CProcessHooks/include/module.modulemap" \
-    -I "$ROOT/Sources/CAtomics" -I "$ROOT/Sources/CLibXML2" $(pkg-config --cflags libxml-2.0 | sed 's/-I/-Xcc -I/g') \
+    -I "$ROOT/Sources/CSystemShims" -I "$ROOT/Sources/CLibXML2" $(pkg-config --cflags libxml-2.0 | sed 's/-I/-Xcc -I/g') \
     -o "$WORK/notes-keys" "$WORK/NotesKeys.swift" "$WORK/main.swift" \
     "$BUILD"/PrefsCore.build/*.o "$BUILD"/CProcessHooks.build/*.o "$BUILD"/CLibXML2.build/*.o >"$WORK/swiftc.log" 2>&1; then
     pass "schema swift/compiles and links with PrefsCore"

@@ -32,7 +32,7 @@ for module in PrefsCore PrefsFoundation; do
     mkdir -p "$WORK/$module"
     # The C modules PrefsCore imports are found through their module maps.
     if ! swift-symbolgraph-extract -module-name "$module" -I "$MODULES" \
-        -I "$ROOT/Sources/CLibXML2/include" -I "$ROOT/Sources/CAtomics" \
+        -I "$ROOT/Sources/CLibXML2/include" -I "$ROOT/Sources/CSystemShims" \
         -I "$ROOT/Sources/CProcessHooks/include" \
         -minimum-access-level public -skip-synthesized-members \
         -output-dir "$WORK/$module" >"$WORK/$module.log" 2>&1 ||

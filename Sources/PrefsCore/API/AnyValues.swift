@@ -184,9 +184,9 @@ enum GivenObjects {
         let persistent: Bool
         let domain: String
     }
-    /// Guarded by a ``ProcessLock`` (not `Mutex`, which fails in a child of `fork`).
+    /// Guarded by a ``ForkSafeMutex`` (not `Mutex`, which fails in a child of `fork`).
     private final class Memos: @unchecked Sendable {
-        let lock = ProcessLock()
+        let lock = ForkSafeMutex()
         var byName: [Name: Memo] = [:]
     }
     private static let memos = Memos()

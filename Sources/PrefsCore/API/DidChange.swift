@@ -11,10 +11,10 @@ enum DidChangeObservers {
         let application: String?
         let callback: @Sendable (Preferences) -> Void
     }
-    /// Guarded by a ``ProcessLock`` (not `Mutex`, which fails in a child
+    /// Guarded by a ``ForkSafeMutex`` (not `Mutex`, which fails in a child
     /// of `fork`).
     private final class State: @unchecked Sendable {
-        let lock = ProcessLock()
+        let lock = ForkSafeMutex()
         var entries: [Int: Entry] = [:]
         var nextID = 1
         func withLock<T>(_ body: (State) -> T) -> T { lock.withLock { body(self) } }

@@ -29,7 +29,7 @@ public final class ObservablePreference<Value: Sendable>: Observable, @unchecked
     /// The preferences it reads and writes.
     public let preferences: Preferences
     private let registrar = ObservationRegistrar()
-    private let lock = ProcessLock()
+    private let lock = ForkSafeMutex()
     private var current: Value
     private var currentList: PropertyList?
     private var observation: PreferenceObservation?

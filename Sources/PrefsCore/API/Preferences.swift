@@ -157,16 +157,16 @@ public struct Preferences: Sendable {
 
     /// The string for `key`; for a number, its decimal text (a boolean
     /// "1" or "0"), as `UserDefaults` gives; `nil` when absent or another kind.
-    public func string(forKey key: String) -> String? { propertyList(forKey: key).flatMap(FoundationCoercion.string) }
+    public func string(forKey key: String) -> String? { propertyList(forKey: key).flatMap(UserDefaultsCoercion.string) }
 
     /// The integer for `key`: a real truncated toward zero, a boolean 1 or
     /// 0, a string's leading decimal integer (`"12.34"` gives 12); 0 when
     /// absent or not convertible, as `UserDefaults` gives.
-    public func integer(forKey key: String) -> Int { propertyList(forKey: key).map(FoundationCoercion.integer) ?? 0 }
+    public func integer(forKey key: String) -> Int { propertyList(forKey: key).map(UserDefaultsCoercion.integer) ?? 0 }
 
     /// The real for `key`: a number, a boolean 1 or 0, a string's leading
     /// decimal number (`"12.34"`, `"1e3"`); 0 when absent or not convertible.
-    public func double(forKey key: String) -> Double { propertyList(forKey: key).map(FoundationCoercion.double) ?? 0 }
+    public func double(forKey key: String) -> Double { propertyList(forKey: key).map(UserDefaultsCoercion.double) ?? 0 }
 
     /// ``double(forKey:)`` rounded to the nearest `Float`.
     public func float(forKey key: String) -> Float { Float(double(forKey: key)) }
@@ -174,7 +174,7 @@ public struct Preferences: Sendable {
     /// The boolean for `key`: a number is true when non-zero, a string when
     /// it starts with Y, y, T, t or a non-zero digit (`"YES"`, `"true"`,
     /// `"1"`); false when absent or another kind, as `UserDefaults` gives.
-    public func bool(forKey key: String) -> Bool { propertyList(forKey: key).map(FoundationCoercion.bool) ?? false }
+    public func bool(forKey key: String) -> Bool { propertyList(forKey: key).map(UserDefaultsCoercion.bool) ?? false }
 
     /// The bytes of the data for `key`, or `nil` (Foundation's `Data` is
     /// in the `PrefsFoundation` product).

@@ -9,7 +9,7 @@
 /// that made a change. Thread-safe.
 public final class PreferenceObservation: Sendable {
     private let stop: @Sendable () -> Void
-    private let cancelled = ProcessLockedFlag()
+    private let cancelled = ForkSafeFlag()
 
     init(store: PreferencesStore, token: PreferencesStore.ObserverToken?) {
         self.stop = { if let token { store.removeObserver(token) } }
@@ -29,8 +29,8 @@ public final class PreferenceObservation: Sendable {
 }
 
 /// A flag that is set once, under a lock.
-final class ProcessLockedFlag: @unchecked Sendable {
-    private let lock = ProcessLock()
+final class ForkSafeFlag: @unchecked Sendable {
+    private let lock = ForkSafeMutex()
     private var isSet = false
     /// Sets the flag; true when this call set it.
     func set() -> Bool {
@@ -44,14 +44,14 @@ final class ProcessLockedFlag: @unchecked Sendable {
 /// The last value a stream yielded, so that a change that leaves a read's
 /// result as it was yields nothing.
 private final class LastYielded: @unchecked Sendable {
-    let lock = ProcessLock()
+    let lock = ForkSafeMutex()
     var started = false
     var value: PropertyList? = nil
 }
 
 /// Names and last values of the keys a stream of several keys follows.
 private final class LastValues: @unchecked Sendable {
-    let lock = ProcessLock()
+    let lock = ForkSafeMutex()
     var values: [String: PropertyList?] = [:]
 }
 

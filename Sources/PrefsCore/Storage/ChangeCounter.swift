@@ -1,4 +1,4 @@
-import CAtomics
+import CSystemShims
 import Glibc
 
 /// A 64-bit counter of changes to one preference directory tree, in a small
@@ -68,17 +68,21 @@ final class ChangeCounter: @unchecked Sendable {
     /// the type's description). Returns whether it is mapped.
     private func map() -> Bool {
         let flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
-        var fd = open(path, O_RDWR | flags)
-        writable = fd >= 0
-        if fd < 0 && (errno == EACCES || errno == EROFS) { fd = open(path, O_RDONLY | flags) }
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) >= ChangeCounter.size,
+        let fd: Int32
+        writable = true
+        do { fd = try SystemCall.open(path, O_RDWR | flags) } catch {
+            writable = false
+            guard error.rawValue == EACCES || error.rawValue == EROFS, let readOnly = try? SystemCall.open(path, O_RDONLY | flags) else {
+                return false
+            }
+            fd = readOnly
+        }
+        defer { SystemCall.close(fd) }
+        guard let st = try? SystemCall.fstat(fd), (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) >= ChangeCounter.size,
             st.st_uid == geteuid() || st.st_uid == 0, (st.st_mode & 0o022) == 0
         else { return false }
         let prot = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
-        guard let p = mmap(nil, ChangeCounter.size, prot, MAP_SHARED, fd, 0), p != MAP_FAILED else { return false }
+        guard let p = try? SystemCall.mmap(fd, ChangeCounter.size, prot) else { return false }
         counter = p.assumingMemoryBound(to: UInt64.self) + slot
         return true
     }
@@ -90,12 +94,11 @@ final class ChangeCounter: @unchecked Sendable {
     /// process's file already there is kept.
     private static func create(_ path: String, mode: mode_t) {
         let temp = "\(path).new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard fd >= 0 else { return }
-        let allocated = fchmod(fd, mode) == 0 && posix_fallocate(fd, 0, off_t(size)) == 0
-        close(fd)
-        if allocated { _ = link(temp, path) }  // EEXIST: another process was first
-        unlink(temp)
+        guard let fd = try? SystemCall.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) else { return }
+        let allocated = (try? SystemCall.fchmod(fd, mode)) != nil && (try? SystemCall.fallocate(fd, size)) != nil
+        SystemCall.close(fd)
+        if allocated { try? SystemCall.link(temp, path) }  // EEXIST: another process was first
+        try? SystemCall.unlink(temp)
     }
 
     /// The current count; 0 when the counter could not be mapped.

@@ -27,7 +27,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     private var begun = false
     /// Why inotify could not be had (an errno), when it could not; under `lock`.
     private var inotifyError: Int32? = nil
-    private let lock = ProcessLock()
+    private let lock = ForkSafeMutex()
     /// The directory of each watch descriptor; under `lock`.
     private var watched: [Int32: String] = [:]
     /// The directories watched now; under `lock`.
@@ -61,10 +61,8 @@ final class DirectoryWatcher: @unchecked Sendable {
         _ directories: [String], immediately: Bool, _ changed: @escaping @Sendable () -> Void,
         poll: @escaping @Sendable () -> Void
     ) -> DirectoryWatcher? {
-        var wake: [Int32] = [-1, -1]
-        guard pipe(&wake) == 0 else { return nil }
-        for end in wake { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let watcher = DirectoryWatcher(directories, wakeRead: wake[0], wakeWrite: wake[1])
+        guard let wake = try? SystemCall.pipe() else { return nil }
+        let watcher = DirectoryWatcher(directories, wakeRead: wake.read, wakeWrite: wake.write)
         if immediately { watcher.lock.withLock { watcher.begin() } }
         final class Context {
             let watcher: DirectoryWatcher
@@ -115,8 +113,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Asks for the inotify instance and watches, once (under `lock`).
     /// Adds an inotify watch on `dir` and remembers it (under `lock`).
     private func watch(_ dir: String) {
-        let wd = inotify_add_watch(inotify, dir, DirectoryWatcher.mask)
-        guard wd >= 0 else { return }
+        guard let wd = try? SystemCall.inotifyAddWatch(inotify, dir, DirectoryWatcher.mask) else { return }
         watched[wd] = dir
         watchedDirectories.insert(dir)
     }
@@ -153,12 +150,14 @@ final class DirectoryWatcher: @unchecked Sendable {
         var relevant = false
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while inotify >= 0 {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(inotify, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno != EAGAIN {
+            let n: Int
+            do throws(Errno) {
+                n = try buffer.withUnsafeMutableBytes { b in Result { () throws(Errno) in try SystemCall.read(inotify, into: b) } }.get()
+            } catch {
+                if error.rawValue == EAGAIN { break }
                 // The descriptor is broken: stop watching (every file is
                 // looked at from now on, and the thread only waits to stop).
-                close(inotify)
+                SystemCall.close(inotify)
                 inotify = -1
                 lost = true
                 return true
@@ -180,7 +179,7 @@ final class DirectoryWatcher: @unchecked Sendable {
                         relevant = true
                         if mask & UInt32(IN_Q_OVERFLOW) == 0, let dir = watched.removeValue(forKey: wd) {
                             watchedDirectories.remove(dir)
-                            if mask & UInt32(IN_IGNORED) == 0 { _ = inotify_rm_watch(inotify, wd) }
+                            if mask & UInt32(IN_IGNORED) == 0 { SystemCall.inotifyRemoveWatch(inotify, wd) }
                         }
                         continue
                     }
@@ -203,8 +202,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     private func begin() {
         guard !begun else { return }
         begun = true
-        inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard inotify >= 0 else { inotifyError = errno; return }
+        do { inotify = try SystemCall.inotifyInit(Int32(IN_CLOEXEC | IN_NONBLOCK)) } catch {
+            inotifyError = error.rawValue
+            return
+        }
         for dir in directories { watch(dir) }
         // What changed before watching began is not known.
         lost = true
@@ -226,26 +227,23 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// descriptors it would have read. Takes no lock: the parent's thread
     /// may have held it at the fork, and only this thread exists here.
     func abandonAfterFork() {
-        if inotify >= 0 { close(inotify) }
+        if inotify >= 0 { SystemCall.close(inotify) }
         inotify = -1
         closeWakePipe()
     }
 
-    private func wake(_ byte: UInt8) {
-        var b = byte
-        _ = write(wakeWrite, &b, 1)
-    }
+    private func wake(_ byte: UInt8) { SystemCall.signal(wakeWrite, byte) }
 
     private func closeInotify() {
         lock.withLock {
-            if inotify >= 0 { close(inotify) }
+            if inotify >= 0 { SystemCall.close(inotify) }
             inotify = -1
         }
     }
 
     private func closeWakePipe() {
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
+        if wakeRead >= 0 { SystemCall.close(wakeRead) }
+        if wakeWrite >= 0 { SystemCall.close(wakeWrite) }
         wakeRead = -1
         wakeWrite = -1
     }
@@ -258,11 +256,8 @@ final class DirectoryWatcher: @unchecked Sendable {
             pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
             pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
         ]
-        while poll(&fds, fd >= 0 ? 2 : 1, milliseconds) < 0 {
-            if errno != EINTR { return (DirectoryWatcher.stopByte, false) }
-        }
-        var byte: UInt8 = 0
-        if fds[0].revents != 0 && read(wakeRead, &byte, 1) == 1 { return (byte, fds[1].revents != 0) }
+        guard (try? SystemCall.poll(&fds, count: fd >= 0 ? 2 : 1, milliseconds)) != nil else { return (DirectoryWatcher.stopByte, false) }
+        if fds[0].revents != 0, let byte = SystemCall.takeSignal(wakeRead) { return (byte, fds[1].revents != 0) }
         return (nil, fd >= 0 && fds[1].revents != 0)
     }
 

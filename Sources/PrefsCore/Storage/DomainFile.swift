@@ -424,7 +424,7 @@ final class Domain: @unchecked Sendable {
             let bytes = try Domain.encode(entries, binary: binary)
             FileSystem.removeLeftoverTemporaries(of: target)
             let written = try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
-            FileSystem.injectedCrash("before-index")
+            FaultInjection.crash(at: "before-index")
             if let record = index?.save(entries, written: written, bytes: bytes) {
                 source = Source(record)
             } else {

@@ -106,12 +106,10 @@ struct DomainIndex {
     /// documentation), `nil` when they cannot be read. `nil` when there is
     /// no index that can be used for that file.
     func contents(for xml: FileSystem.Stamp, content: () -> [UInt8]?) -> Contents? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? SystemCall.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) else { return nil }
         var keep = false
-        defer { if !keep { close(fd) } }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), st.st_mode & 0o022 == 0,
+        defer { if !keep { SystemCall.close(fd) } }
+        guard let st = try? SystemCall.fstat(fd), (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), st.st_mode & 0o022 == 0,
             st.st_size >= Self.headerSize, st.st_size <= FileSystem.maximumFileSize * 2
         else { return nil }
         let pathBytes = Array(domainPath.utf8)
@@ -175,7 +173,7 @@ struct DomainIndex {
             self.buckets = buckets
         }
 
-        deinit { close(descriptor) }
+        deinit { SystemCall.close(descriptor) }
 
         /// What a lookup found.
         enum Found {
@@ -336,16 +334,15 @@ struct DomainIndex {
         let dir = FileSystem.parent(of: path)
         guard (try? FileSystem.makeDirectories(dir, mode: 0o700)) != nil, Self.isOwnPrivateDirectory(dir) else { return nil }
         let temp = FileSystem.temporaryPath(for: path)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? SystemCall.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) else { return nil }
         var done = false
         defer {
-            close(fd)
-            if !done { unlink(temp) }
+            SystemCall.close(fd)
+            if !done { try? SystemCall.unlink(temp) }
         }
         // The clock: stat the new file, change it, stat it again.
-        var st = stat()
-        guard fstat(fd, &st) == 0, FileSystem.writeAll(fd, Self.magic), fstat(fd, &st) == 0 else { return nil }
+        guard (try? SystemCall.fstat(fd)) != nil, (try? FileSystem.writeAll(fd, Self.magic)) != nil, let st = try? SystemCall.fstat(fd)
+        else { return nil }
         let made = max(FileSystem.Stamp(st).ctimeNanoseconds, FileSystem.Stamp(st).mtime)
         // The XML now: the file this process wrote, unchanged but for the
         // rename's change time, or no index.
@@ -375,7 +372,7 @@ struct DomainIndex {
         Self.append64(check, &out)
         out += pathBytes
         out += body.data
-        guard FileSystem.writeAll(fd, out), rename(temp, path) == 0 else {
+        guard (try? FileSystem.writeAll(fd, out)) != nil, (try? SystemCall.rename(temp, path)) != nil else {
             remove()
             return nil
         }
@@ -439,25 +436,18 @@ struct DomainIndex {
     /// Removes the index (its domain file went away, or it no longer
     /// describes it).
     func remove() {
-        unlink(path)
+        try? SystemCall.unlink(path)
     }
 
     /// Reads `buffer.count` bytes of `fd` at `offset` into `buffer`.
     fileprivate static func pread(_ fd: Int32, _ buffer: inout [UInt8], _ offset: Int) -> Bool {
-        var done = 0
-        while done < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            done += n
-        }
-        return true
+        (try? FileSystem.readFully(fd, &buffer, at: offset)) == buffer.count
     }
 
     /// Whether `dir` is a directory of this user that nobody else can write.
     private static func isOwnPrivateDirectory(_ dir: String) -> Bool {
-        var st = stat()
-        return lstat(dir, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == geteuid() && st.st_mode & 0o022 == 0
+        guard let st = try? SystemCall.lstat(dir) else { return false }
+        return (st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == geteuid() && st.st_mode & 0o022 == 0
     }
 
     fileprivate static func load32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {

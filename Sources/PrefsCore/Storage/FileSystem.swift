@@ -1,8 +1,8 @@
 import Glibc
 
-/// Every system call the storage layer makes goes through here, so errno
-/// handling, EINTR retries and error messages live in one place, and tests
-/// can inject failures (see ``FileSystem/faultInjection``).
+/// The file operations of the storage layer (reading a file whole,
+/// replacing it atomically, locking a directory), made of ``SystemCall``'s
+/// calls, so that errors become messages in one place.
 ///
 /// `package` members are used by the `prefs` command (`PrefsTool`) for the
 /// files a user names (import sources, export destinations), so that it
@@ -59,36 +59,35 @@ package enum FileSystem {
         /// shorter), read without moving a file position.
         func readPrefix(_ count: Int) throws(PrefsError) -> [UInt8] {
             var buffer = [UInt8](repeating: 0, count: count)
-            var done = 0
-            while done < count {
-                let n = buffer.withUnsafeMutableBytes { Glibc.pread(descriptor, $0.baseAddress! + done, count - done, off_t(done)) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw ioError("cannot read", name)
-                }
-                if n == 0 { break }
-                done += n
-            }
-            return Array(buffer.prefix(done))
+            do throws(Errno) {
+                let done = try readFully(descriptor, &buffer, at: 0)
+                return Array(buffer.prefix(done))
+            } catch { throw error.io("cannot read", name) }
         }
 
-        func close() { _ = Glibc.close(descriptor) }
+        func close() { SystemCall.close(descriptor) }
     }
 
-    static func errorText(_ e: Int32) -> String { String(cString: strerror(e)) }
-
-    static func ioError(_ what: String, _ path: String, _ e: Int32 = errno) -> PrefsError {
-        PrefsError(.io, "\(what) \(path): \(errorText(e))")
+    /// Reads `fd` from `offset` until `buffer` is full or the file ends;
+    /// returns the count read.
+    static func readFully(_ fd: Int32, _ buffer: inout [UInt8], at offset: Int) throws(Errno) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try buffer.withUnsafeMutableBytes { b in
+                Result { () throws(Errno) in try SystemCall.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[done...]), at: offset + done) }
+            }.get()
+            if n == 0 { break }
+            done += n
+        }
+        return done
     }
 
     /// The stamp of `path`, following symlinks; `nil` when it does not exist.
     static func stamp(_ path: String) throws(PrefsError) -> Stamp? {
-        var st = stat()
-        if stat(path, &st) != 0 {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw ioError("cannot examine", path)
+        do { return Stamp(try SystemCall.stat(path)) } catch {
+            if error.rawValue == ENOENT || error.rawValue == ENOTDIR { return nil }
+            throw error.io("cannot examine", path)
         }
-        return Stamp(st)
     }
 
     /// The largest file ``read(_:followingLinks:)`` accepts: 64 MiB. A
@@ -109,26 +108,21 @@ package enum FileSystem {
     /// (the same refusals, before any byte is read); `nil` when it does not
     /// exist. The caller closes the result.
     static func openForReading(_ path: String, followingLinks: Bool = true) throws(PrefsError) -> OpenFile? {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
-        if fd < 0 {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            if errno == ELOOP && !followingLinks { throw PrefsError(.io, "cannot read \(path): it is a symbolic link") }
-            throw ioError("cannot open", path)
+        let fd: Int32
+        do { fd = try SystemCall.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)) } catch {
+            if error.rawValue == ENOENT || error.rawValue == ENOTDIR { return nil }
+            if error.rawValue == ELOOP && !followingLinks { throw PrefsError(.io, "cannot read \(path): it is a symbolic link") }
+            throw error.io("cannot open", path)
         }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let e = ioError("cannot examine", path)
-            Glibc.close(fd)
-            throw e
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            Glibc.close(fd)
-            throw PrefsError(.io, "cannot read \(path): not a regular file")
-        }
+        var kept = false
+        defer { if !kept { SystemCall.close(fd) } }
+        let st: stat
+        do { st = try SystemCall.fstat(fd) } catch { throw error.io("cannot examine", path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw PrefsError(.io, "cannot read \(path): not a regular file") }
         guard st.st_size <= maximumFileSize else {
-            Glibc.close(fd)
             throw PrefsError(.io, "cannot read \(path): larger than the \(maximumFileSize >> 20) MiB a preferences file may hold; it is left as it is")
         }
+        kept = true
         return OpenFile(descriptor: fd, stamp: Stamp(st), name: path)
     }
 
@@ -148,11 +142,11 @@ package enum FileSystem {
     /// (a device that never ends, too). Like every function here it keeps
     /// no state: safe from any thread.
     package static func readUserFile(_ path: String) throws(PrefsError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ioError("cannot open", path) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
+        let fd: Int32
+        do { fd = try SystemCall.open(path, O_RDONLY | O_CLOEXEC) } catch { throw error.io("cannot open", path) }
+        defer { SystemCall.close(fd) }
+        let st: stat
+        do { st = try SystemCall.fstat(fd) } catch { throw error.io("cannot examine", path) }
         guard (st.st_mode & S_IFMT) != S_IFDIR else { throw PrefsError(.io, "cannot read \(path): it is a directory") }
         let size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
         return try readToEnd(fd, expecting: size, name: path, tooLarge: "")
@@ -173,11 +167,15 @@ package enum FileSystem {
         while true {
             let full = done == bytes.count
             if full { guard done <= maximumFileSize else { throw tooLarge } }
-            let n =
-                full
-                ? probe.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-                : bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; throw ioError("cannot read", name) }
+            let n: Int
+            do throws(Errno) {
+                n =
+                    full
+                    ? try probe.withUnsafeMutableBytes { b in Result { () throws(Errno) in try SystemCall.read(fd, into: b) } }.get()
+                    : try bytes.withUnsafeMutableBytes { b in
+                        Result { () throws(Errno) in try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[done...])) }
+                    }.get()
+            } catch { throw error.io("cannot read", name) }
             if n == 0 { break }
             if full { bytes.append(contentsOf: probe[..<n]) }  // the file grew, or a stream's next chunk
             done += n
@@ -191,17 +189,16 @@ package enum FileSystem {
     /// readable by all).
     static func makeDirectories(_ path: String, mode: mode_t) throws(PrefsError) {
         if path.isEmpty || path == "/" { return }
-        var st = stat()
-        if stat(path, &st) == 0 {
+        if let st = try? SystemCall.stat(path) {
             guard (st.st_mode & S_IFMT) == S_IFDIR else { throw PrefsError(.io, "cannot use \(path) as a directory: it is a file") }
             return
         }
         try makeDirectories(parent(of: path), mode: mode)
-        if mkdir(path, mode) == 0 {
-            _ = chmod(path, mode)
-        } else if errno != EEXIST {
-            throw ioError("cannot create directory", path)
-        }
+        do {
+            try SystemCall.mkdir(path, mode)
+            try? SystemCall.chmod(path, mode)
+        } catch  where error.rawValue == EEXIST {
+        } catch { throw error.io("cannot create directory", path) }
     }
 
     static func parent(of path: String) -> String {
@@ -227,16 +224,12 @@ package enum FileSystem {
         var current = path
         var followed = false
         for _ in 0..<40 {
-            var st = stat()
-            guard lstat(current, &st) == 0 else { return current }  // missing: a new file goes there
+            guard let st = try? SystemCall.lstat(current) else { return current }  // missing: a new file goes there
             if let owners, followed || (st.st_mode & S_IFMT) == S_IFLNK, !owners.contains(st.st_uid) {
                 throw PrefsError(.io, "will not follow the symbolic link \(path): \(current) belongs to another user")
             }
             guard (st.st_mode & S_IFMT) == S_IFLNK else { return current }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(current, &buffer, Int(PATH_MAX))
-            if n < 0 { return current }
-            let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let target = try? SystemCall.readlink(current) else { return current }
             current = target.hasPrefix("/") ? target : parent(of: current) + "/" + target
             followed = true
         }
@@ -254,13 +247,13 @@ package enum FileSystem {
     /// An exclusive lock on directory `dir`, released by the kernel if the
     /// process dies; `body` runs while it is held.
     static func withDirectoryLock<T>(_ dir: String, _ body: () throws(PrefsError) -> T) throws(PrefsError) -> T {
-        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw ioError("cannot open directory", dir) }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR { throw ioError("cannot lock directory", dir) }
+        let fd: Int32
+        do { fd = try SystemCall.open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC) } catch {
+            throw error.io("cannot open directory", dir)
         }
-        defer { flock(fd, LOCK_UN) }
+        defer { SystemCall.close(fd) }
+        do { try SystemCall.flock(fd, LOCK_EX) } catch { throw error.io("cannot lock directory", dir) }
+        defer { try? SystemCall.flock(fd, LOCK_UN) }
         return try body()
     }
 
@@ -273,31 +266,24 @@ package enum FileSystem {
     /// rename moves its change time, nothing else).
     @discardableResult
     static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t?) throws(PrefsError) -> Stamp {
-        let dir = parent(of: path)
         let temp = temporaryPath(for: path)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode ?? 0o666)
-        guard fd >= 0 else { throw ioError("cannot create", temp) }
+        let fd: Int32
+        do { fd = try SystemCall.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode ?? 0o666) } catch {
+            throw error.io("cannot create", temp)
+        }
         var ok = false
-        var written = stat()
-        defer {
-            if !ok { unlink(temp) }
-        }
+        defer { if !ok { try? SystemCall.unlink(temp) } }
+        let written: stat
         do {
-            defer { close(fd) }
-            try injectedFault("write")
-            guard writeAll(fd, bytes) else { throw ioError("cannot write", temp) }
-            if let mode { _ = fchmod(fd, mode) }
-            guard fsync(fd) == 0 else { throw ioError("cannot flush", temp) }
-            guard fstat(fd, &written) == 0 else { throw ioError("cannot examine", temp) }
+            defer { SystemCall.close(fd) }
+            do { try writeAll(fd, bytes) } catch { throw error.io("cannot write", temp) }
+            if let mode { try? SystemCall.fchmod(fd, mode) }
+            do { try SystemCall.fsync(fd) } catch { throw error.io("cannot flush", temp) }
+            do { written = try SystemCall.fstat(fd) } catch { throw error.io("cannot examine", temp) }
         }
-        try injectedFault("rename")
-        guard rename(temp, path) == 0 else { throw ioError("cannot replace", path) }
+        do { try SystemCall.rename(temp, path) } catch { throw error.io("cannot replace", path) }
         ok = true
-        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            _ = fsync(dfd)
-            close(dfd)
-        }
+        flushDirectory(parent(of: path))
         return Stamp(written)
     }
 
@@ -306,32 +292,38 @@ package enum FileSystem {
     /// is only rebuilt. Made 0600.
     static func replaceCacheFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
         let temp = temporaryPath(for: path)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ioError("cannot create", temp) }
-        let written = writeAll(fd, bytes)
-        close(fd)
-        guard written, rename(temp, path) == 0 else {
-            unlink(temp)
-            throw ioError("cannot write", path)
+        let fd: Int32
+        do { fd = try SystemCall.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) } catch {
+            throw error.io("cannot create", temp)
+        }
+        defer { SystemCall.close(fd) }
+        do {
+            try writeAll(fd, bytes)
+            try SystemCall.rename(temp, path)
+        } catch {
+            try? SystemCall.unlink(temp)
+            throw error.io("cannot write", path)
         }
     }
 
-    /// Writes every byte of `bytes` to `fd`, retrying short writes and
-    /// EINTR. Returns false, with `errno` set, on any other failure. Used
+    /// Writes every byte of `bytes` to `fd`, retrying short writes. Used
     /// for temporary files here and for standard output by the `prefs`
     /// command.
-    @discardableResult
-    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            done += n
+            done += try bytes.withUnsafeBytes { b in
+                Result { () throws(Errno) in try SystemCall.write(fd, from: UnsafeRawBufferPointer(rebasing: b[done...])) }
+            }.get()
         }
-        return true
+    }
+
+    /// Flushes directory `dir` (the names just made or removed in it), as
+    /// far as it can.
+    static func flushDirectory(_ dir: String) {
+        guard let fd = try? SystemCall.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) else { return }
+        try? SystemCall.fsync(fd)
+        SystemCall.close(fd)
     }
 
     /// Writes `bytes` to a file the user named (an export or conversion
@@ -353,9 +345,9 @@ package enum FileSystem {
     /// - a directory, a block device, a socket, a link to nothing: refused
     ///   before anything is written.
     package static func replaceUserFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
-        var st = stat()
-        guard lstat(path, &st) == 0 else {
-            guard errno == ENOENT else { throw ioError("cannot examine", path) }
+        let st: stat
+        do { st = try SystemCall.lstat(path) } catch {
+            guard error.rawValue == ENOENT else { throw error.io("cannot examine", path) }
             _ = try replaceAtomically(path, with: bytes, mode: nil)
             return
         }
@@ -386,34 +378,33 @@ package enum FileSystem {
         // Where a link leads, without opening it for writing (no O_TRUNC
         // yet, no waiting on a FIFO): a directory or a block device is
         // refused untouched.
-        let probe = open(path, 0o10000000 | O_CLOEXEC | noFollow)  // O_PATH, which Glibc does not import
-        guard probe >= 0 else {
-            if errno == ENOENT { throw PrefsError(.io, "cannot write \(path): it is a symbolic link to nothing") }
-            throw ioError("cannot open", path)
+        let probe: Int32
+        do { probe = try SystemCall.open(path, 0o10000000 | O_CLOEXEC | noFollow) } catch {  // O_PATH, which Glibc does not import
+            if error.rawValue == ENOENT { throw PrefsError(.io, "cannot write \(path): it is a symbolic link to nothing") }
+            throw error.io("cannot open", path)
         }
-        var st = stat()
-        let examined = fstat(probe, &st) == 0
-        close(probe)
-        guard examined else { throw ioError("cannot examine", path) }
+        var st: stat
+        do {
+            defer { SystemCall.close(probe) }
+            st = try SystemCall.fstat(probe)
+        } catch { throw error.io("cannot examine", path) }
         let kind = st.st_mode & S_IFMT
         guard kind == S_IFREG || kind == S_IFCHR || kind == S_IFIFO else {
             throw PrefsError(
                 .io, "cannot write \(path): it leads to \(kind == S_IFDIR ? "a directory" : "neither a regular file, a character device nor a FIFO")")
         }
-        var fd: Int32
-        repeat { fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | noFollow) } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { throw ioError("cannot open", path) }
-        defer { close(fd) }
-        guard fstat(fd, &st) == 0 else { throw ioError("cannot examine", path) }
+        let fd: Int32
+        do { fd = try SystemCall.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | noFollow) } catch { throw error.io("cannot open", path) }
+        defer { SystemCall.close(fd) }
+        do { st = try SystemCall.fstat(fd) } catch { throw error.io("cannot examine", path) }
         if (st.st_mode & S_IFMT) == S_IFREG {
-            guard ftruncate(fd, 0) == 0 else { throw ioError("cannot truncate", path) }
+            do { try SystemCall.ftruncate(fd, 0) } catch { throw error.io("cannot truncate", path) }
         } else if (st.st_mode & S_IFMT) != S_IFCHR && (st.st_mode & S_IFMT) != S_IFIFO {
             throw PrefsError(.io, "cannot write \(path): not a regular file, a character device or a FIFO")
         }
-        try injectedFault("write")
-        guard writeAll(fd, bytes) else { throw ioError("cannot write", path) }
+        do { try writeAll(fd, bytes) } catch { throw error.io("cannot write", path) }
         if (st.st_mode & S_IFMT) == S_IFREG {
-            guard fsync(fd) == 0 else { throw ioError("cannot flush", path) }
+            do { try SystemCall.fsync(fd) } catch { throw error.io("cannot flush", path) }
         }
     }
 
@@ -441,7 +432,7 @@ package enum FileSystem {
         let dir = parent(of: path)
         let prefix = temporaryPrefix(of: path)
         for name in list(dir) where name.hasPrefix(prefix) {
-            unlink(dir + "/" + name)
+            try? SystemCall.unlink(dir + "/" + name)
         }
     }
 
@@ -453,8 +444,8 @@ package enum FileSystem {
         let stamp = ScalarText.formatISODate(Double(t.tv_sec))?.filter { $0 != "-" && $0 != ":" } ?? String(t.tv_sec)
         var target = "\(path).corrupt-\(stamp)"
         var n = 1
-        while access(target, F_OK) == 0 { n += 1; target = "\(path).corrupt-\(stamp)-\(n)" }
-        guard rename(path, target) == 0 else { throw ioError("cannot move aside the unreadable", path) }
+        while SystemCall.exists(target) { n += 1; target = "\(path).corrupt-\(stamp)-\(n)" }
+        do { try SystemCall.rename(path, target) } catch { throw error.io("cannot move aside the unreadable", path) }
         return target
     }
 
@@ -465,56 +456,17 @@ package enum FileSystem {
     @discardableResult
     static func removeFile(_ path: String) throws(PrefsError) -> Bool {
         let dir = parent(of: path)
-        guard access(dir, F_OK) == 0 else { return false }
+        guard SystemCall.exists(dir) else { return false }
         return try withDirectoryLock(dir) { () throws(PrefsError) -> Bool in
-            try injectedFault("unlink")
-            guard unlink(path) == 0 else {
-                if errno == ENOENT { return false }
-                throw ioError("cannot remove", path)
+            do throws(Errno) { try SystemCall.unlink(path) } catch {
+                if error.rawValue == ENOENT { return false }
+                throw error.io("cannot remove", path)
             }
-            let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if fd >= 0 {
-                _ = fsync(fd)
-                close(fd)
-            }
+            flushDirectory(dir)
             return true
         }
     }
 
     /// Names in directory `dir` (not `.` and `..`); empty when it does not exist.
-    package static func list(_ dir: String) -> [String] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
-        var names = [String]()
-        while let entry = readdir(d) {
-            // d_name in place: a dirent is only as long as its name, so
-            // copying the 256-byte field reads past the last record of
-            // readdir's buffer (AddressSanitizer caught it on a directory
-            // of 423 files).
-            let at = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
-            let name = String(cString: at.assumingMemoryBound(to: CChar.self))
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    // MARK: Fault injection, for tests of failure paths
-
-    /// When the environment variable `PREFS_TEST_FAIL` names an operation
-    /// (`write` or `rename`), that operation fails with ENOSPC or EROFS, so
-    /// tests can check that failures lose nothing. Read once per process;
-    /// ignored in a setuid or setgid process.
-    static let faultInjection: String? = ProcessEnvironment.value("PREFS_TEST_FAIL")
-
-    /// When `PREFS_TEST_FAIL` is `crash-` followed by `point`, the process
-    /// is killed there (SIGKILL), as a crash or a power cut would stop it.
-    static func injectedCrash(_ point: String) {
-        guard let f = faultInjection, f.hasPrefix("crash-"), f.dropFirst(6) == point else { return }
-        kill(getpid(), SIGKILL)
-    }
-
-    static func injectedFault(_ operation: String) throws(PrefsError) {
-        guard let f = faultInjection, f == operation else { return }
-        throw ioError("cannot \(operation) (injected failure)", "", operation == "write" ? ENOSPC : EROFS)
-    }
+    package static func list(_ dir: String) -> [String] { (try? SystemCall.directoryEntries(dir)) ?? [] }
 }

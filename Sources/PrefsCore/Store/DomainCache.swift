@@ -36,8 +36,7 @@ extension PreferencesStore {
     /// watched again when it is made again (inotify drops a removed
     /// directory's watch).
     func watchDropIns(_ d: Domain, _ s: inout State) {
-        var st = stat()
-        let exists = stat(d.path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+        let exists = (try? SystemCall.stat(d.path)).map { ($0.st_mode & S_IFMT) == S_IFDIR } ?? false
         let index = s.linkedDirectories.firstIndex(of: d.path)
         if exists && index == nil {
             s.linkedDirectories.append(d.path)

@@ -17,7 +17,7 @@ import Glibc
 /// store's lock, the writer's lock; a store's observers' lock after the
 /// store's.
 enum LiveStores {
-    private static let lock = ProcessLock()
+    private static let lock = ForkSafeMutex()
     nonisolated(unsafe) private static var stores: [Unmanaged<PreferencesStore>] = []
 
     /// Adds a new store. The first call installs the exit handler and the

@@ -49,7 +49,7 @@ extension PreferencesStore {
         guard let e = withLocked({ _ in watcher?.failure }) else { return nil }
         return PrefsError(
             .io,
-            "cannot watch the preference directories (inotify: \(FileSystem.errorText(e))): changes by other programs and edits by hand are seen at the next synchronize; changes by libprefs writers within \(DirectoryWatcher.pollMilliseconds) ms"
+            "cannot watch the preference directories (inotify: \(Errno(e).text)): changes by other programs and edits by hand are seen at the next synchronize; changes by libprefs writers within \(DirectoryWatcher.pollMilliseconds) ms"
         )
     }
 }

@@ -39,7 +39,7 @@ package final class PreferencesStore: @unchecked Sendable {
     /// Everything mutable, guarded by `lock` (see ``withLocked(_:)``), so
     /// the exclusivity check is left out of every access.
     @exclusivity(unchecked) var state: State
-    let lock = ProcessLock()
+    let lock = ForkSafeMutex()
     /// Change counters of the user, system and managed directories (see
     /// ``ChangeCounter`` for where each lives).
     let counters: [ChangeCounter]

@@ -21,25 +21,19 @@ extension FileSystem {
             }
             return nil
         }
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return .failure(ioError("cannot examine", path)) }
+        var st: stat
+        do { st = try SystemCall.lstat(path) } catch { return .failure(error.io("cannot examine", path)) }
         if let problem = check(st) { return .failure(problem) }
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(ioError("cannot open", path)) }
-        defer { close(fd) }
-        guard fstat(fd, &st) == 0 else { return .failure(ioError("cannot examine", path)) }
+        let fd: Int32
+        do { fd = try SystemCall.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) } catch {
+            return .failure(error.io("cannot open", path))
+        }
+        defer { SystemCall.close(fd) }
+        do { st = try SystemCall.fstat(fd) } catch { return .failure(error.io("cannot examine", path)) }
         if let problem = check(st) { return .failure(problem) }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(ioError("cannot read", path))
-            }
-            if n == 0 { break }
-            done += n
-        }
+        let done: Int
+        do { done = try readFully(fd, &bytes, at: 0) } catch { return .failure(error.io("cannot read", path)) }
         // One byte more than fstat said means the file grew while read: its
         // next version will be read whole at the next look.
         guard done <= Int(st.st_size) else { return .failure(PrefsError(.io, "it changed while it was read")) }
@@ -49,11 +43,7 @@ extension FileSystem {
 
     /// The stamp of `path` itself (a symlink's own), `nil` when it does not
     /// exist or cannot be examined.
-    static func linkStamp(_ path: String) -> Stamp? {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
-        return Stamp(st)
-    }
+    static func linkStamp(_ path: String) -> Stamp? { (try? SystemCall.lstat(path)).map(Stamp.init) }
 }
 
 /// One look at a sync folder: every usable machine file, merged, and what

@@ -166,8 +166,7 @@ package struct SyncWriter {
             if before.files[machine] == nil, before.problems[SyncFile.fileName(of: machine)] != nil {
                 // Our own file, unusable: a regular file of ours is kept aside
                 // under a name that says so; anything else is replaced.
-                var st = stat()
-                if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == reader.owner {
+                if let st = try? SystemCall.lstat(path), (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == reader.owner {
                     _ = try FileSystem.moveAsideCorrupt(path)
                 }
             }

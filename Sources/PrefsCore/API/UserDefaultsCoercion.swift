@@ -4,7 +4,7 @@
 // reads as a number counts, anything else is 0 or false.
 
 /// `UserDefaults`' coercions, as measured against swift-corelibs-foundation.
-enum FoundationCoercion {
+enum UserDefaultsCoercion {
     /// A string is itself; an integer or a real its decimal text (a
     /// boolean "1" or "0"); anything else `nil`.
     static func string(_ v: PropertyList) -> String? {

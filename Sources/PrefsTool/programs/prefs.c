@@ -8,7 +8,7 @@
  * LIBPREFS_PRIVATE and declared in no installed header: this program must
  * run with the libprefs.so built from the same source.
  *
- * `prefs ui` is a program of its own (tools/prefs-ui.c, using ncurses),
+ * `prefs ui` is a program of its own (programs/prefs-ui.c, using ncurses),
  * kept out of the library: this main runs it from PREFS_UI, where the
  * Makefile installs it ($(LIBEXECDIR)/prefs/prefs-ui).
  */

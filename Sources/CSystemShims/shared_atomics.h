@@ -1,7 +1,7 @@
 /* Atomic operations on memory Swift did not allocate (a shared mapping of a
  * file), which Swift's Synchronization module cannot address. */
-#ifndef PREFS_CATOMICS_H
-#define PREFS_CATOMICS_H
+#ifndef PREFS_SHARED_ATOMICS_H
+#define PREFS_SHARED_ATOMICS_H
 
 #include <stdint.h>
 
