@@ -112,12 +112,19 @@ extension PropertyList {
     private static func isPlainText(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { u in
+            // Every set checks its key and string value here: through the
+            // base pointer, without a bounds check per byte.
+            guard let p = u.baseAddress else { return true }
+            let n = u.count
             var i = 0
-            while i < u.count {
-                let c = u[i]
-                if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D { return false }
-                if c == 0xEF && i + 2 < u.count && u[i + 1] == 0xBF && u[i + 2] >= 0xBE { return false }
-                i += 1
+            while i < n {
+                let c = p[i]
+                if c < 0x20 {
+                    if c != 0x09 && c != 0x0A && c != 0x0D { return false }
+                } else if c == 0xEF && i + 2 < n && p[i + 1] == 0xBF && p[i + 2] >= 0xBE {
+                    return false
+                }
+                i &+= 1
             }
             return true
         }
