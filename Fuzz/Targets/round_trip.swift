@@ -2,11 +2,27 @@
 
 /// Parse, write, parse: whatever parses (XML, binary or old-style text)
 /// reads back from binary as an equal value; what can be written as XML
-/// reads back equal too, and writing refuses only what XML cannot carry.
+/// reads back equal too, and writing refuses only what XML cannot carry;
+/// a set's check of the value agrees with a trial write of it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     guard let v = try? PropertyList.parse(bytes) else { return 0 }
+    // A set's check, which skips the trial write for plain values, takes
+    // and refuses exactly what the trial write of the value does.
+    let trial: PrefsError.Code?
+    do throws(PrefsError) {
+        _ = try XMLWriter.carries(PropertyList(.dictionary(["k": v])))
+        trial = nil
+    } catch {
+        trial = error.code
+    }
+    do throws(PrefsError) {
+        try PropertyList.checkStorable(v, forKey: "k")
+        if trial != nil { failure("a set's check takes a value the trial write refuses") }
+    } catch {
+        if error.code != trial { failure("a set's check refuses with \(error.code), the trial write with \(String(describing: trial))") }
+    }
     // Binary carries every value (UIDs, control characters, any date),
     // bit for bit.
     if v.depth < PropertyList.maxNesting {

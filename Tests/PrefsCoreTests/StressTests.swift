@@ -71,6 +71,7 @@ struct StressTests {
                     let last = (0..<rounds).last { $0 % stressApps.count == a }
                     #expect(stored[PropertyList.Key("t\(t)")] == last.map { .integer($0) }, "\(app) t\(t): \(render(stored[PropertyList.Key("t\(t)")]))")
                     #expect(stored[PropertyList.Key("m\(t)a")] == stored[PropertyList.Key("m\(t)b")])
+                    #expect(stored[PropertyList.Key("p\(t)")] == last.map { .integer($0) }, "\(app) p\(t)")
                 }
                 #expect(stored["forced"] == nil)
             }
@@ -91,6 +92,8 @@ struct StressTests {
                 halfSeen.add()
             }
             let prefs = try Preferences(applicationID: app, store: store)
+            // A set of one key through the resolved search list (the short path).
+            try prefs.trySet(i, forKey: "p\(t)")
             _ = prefs.integer(forKey: "t\(t)")
             _ = prefs.bool(forKey: "fromArguments")
             _ = try store.isForced("forced", application: app)
@@ -127,7 +130,19 @@ struct StressTests {
                     } catch {
                         if error.code != .forcedValue { return false }
                     }
+                    do {
+                        try prefs.trySet("mine", forKey: "forced")
+                        return false
+                    } catch {
+                        if error.code != .forcedValue { return false }
+                    }
                 }
+            case 10:
+                // An observer comes and goes while other threads set.
+                let token = try store.addObserver(application: app, key: "p\(t)") { _, _ in }
+                try prefs.trySet(-i, forKey: "p\(t)")
+                store.removeObserver(token)
+                try prefs.trySet(i, forKey: "p\(t)")
             default:
                 break  // the reads above only
             }

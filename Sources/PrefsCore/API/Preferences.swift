@@ -334,7 +334,8 @@ public struct Preferences: Sendable {
     /// ``set(_:forKey:)-(Any?,_)``, throwing `.forcedValue` for managed keys and
     /// `.unrepresentable` for values XML cannot hold; nothing changes then.
     public func trySet(_ value: (any PropertyListConvertible)?, forKey key: String) throws(PrefsError) {
-        try store.set([(key, value?.propertyList)], in: ownDomain)
+        // Through the resolved search list: nothing is resolved again per set.
+        try store.set(key, value?.propertyList, in: handle)
         didChange()
     }
 
@@ -344,7 +345,7 @@ public struct Preferences: Sendable {
     public func trySet(_ value: Any?, forKey key: String) throws(PrefsError) {
         let p: PropertyList?
         if let value { p = try AnyValues.propertyList(value) } else { p = nil }
-        try store.set([(key, p)], in: ownDomain)
+        try store.set(key, p, in: handle)
         didChange()
     }
 
@@ -358,7 +359,7 @@ public struct Preferences: Sendable {
 
     /// ``removeObject(forKey:)``, throwing `.forcedValue` for managed keys.
     public func tryRemoveObject(forKey key: String) throws(PrefsError) {
-        try store.set([(key, nil)], in: ownDomain)
+        try store.set(key, nil, in: handle)
         didChange()
     }
 

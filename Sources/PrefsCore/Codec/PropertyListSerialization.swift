@@ -65,17 +65,46 @@ extension PropertyList {
     }
 
     /// Whether writing `value` under `key` surely succeeds, told without
-    /// writing it: a number or a boolean, or a string of characters XML
-    /// carries, under a key of such characters, both short enough that no
-    /// limit comes near. Sets of such values skip the trial write.
+    /// writing it: numbers, booleans and strings of characters XML carries,
+    /// alone or in shallow arrays and dictionaries, under a key of such
+    /// characters, all short enough that no limit comes near. Sets of such
+    /// values skip the trial write.
     private static func isPlainlyStorable(_ value: PropertyList, _ key: String) -> Bool {
-        let limit = 1 << 20
-        guard key.utf8.count <= limit, isPlainText(key) else { return false }
+        var budget = 1 << 20
+        return isPlain(key, &budget) && isPlain(value, depth: 1, &budget)
+    }
+
+    /// Whether `value` is made only of numbers, booleans, and strings and
+    /// keys of characters XML carries, nested at most a few levels (far
+    /// from ``PropertyList/maxNesting``), all its text together within
+    /// `budget` bytes (far from ``PropertyList/maxDocumentSize``). Anything
+    /// else (data, dates, deeper or larger values) is left to the trial
+    /// write, which knows every limit.
+    private static func isPlain(_ value: PropertyList, depth: Int, _ budget: inout Int) -> Bool {
         switch value.value {
-        case .integer, .real, .boolean: return true
-        case .string(let text): return text.utf8.count <= limit && isPlainText(text)
+        case .integer, .real, .boolean:
+            budget -= 32
+            return budget >= 0
+        case .string(let text): return isPlain(text, &budget)
+        case .array(let items):
+            guard depth < 8, items.count <= budget else { return false }
+            for item in items where !isPlain(item, depth: depth + 1, &budget) { return false }
+            return true
+        case .dictionary(let entries):
+            guard depth < 8, entries.count <= budget else { return false }
+            for (k, item) in entries where !isPlain(k.string, &budget) || !isPlain(item, depth: depth + 1, &budget) {
+                return false
+            }
+            return true
         default: return false
         }
+    }
+
+    /// Whether `text` is plain text (``isPlainText(_:)``) within `budget`
+    /// bytes, which it spends (with some room for its markup).
+    private static func isPlain(_ text: String, _ budget: inout Int) -> Bool {
+        budget -= text.utf8.count + 32
+        return budget >= 0 && isPlainText(text)
     }
 
     /// Whether `text` holds only characters XML 1.0 carries (no control
@@ -83,12 +112,19 @@ extension PropertyList {
     private static func isPlainText(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { u in
+            // Every set checks its key and string value here: through the
+            // base pointer, without a bounds check per byte.
+            guard let p = u.baseAddress else { return true }
+            let n = u.count
             var i = 0
-            while i < u.count {
-                let c = u[i]
-                if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D { return false }
-                if c == 0xEF && i + 2 < u.count && u[i + 1] == 0xBF && u[i + 2] >= 0xBE { return false }
-                i += 1
+            while i < n {
+                let c = p[i]
+                if c < 0x20 {
+                    if c != 0x09 && c != 0x0A && c != 0x0D { return false }
+                } else if c == 0xEF && i + 2 < n && p[i + 1] == 0xBF && p[i + 2] >= 0xBE {
+                    return false
+                }
+                i &+= 1
             }
             return true
         }

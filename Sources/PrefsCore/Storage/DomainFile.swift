@@ -24,7 +24,7 @@ final class Domain: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var pending: [PropertyList.Key: PropertyList?] = [:]
     /// The file as last read or written; `nil` when it did not exist.
     private(set) var stamp: FileSystem.Stamp? = nil
-    private(set) var loaded = false
+    @exclusivity(unchecked) private(set) var loaded = false
     /// Why the file on disk could not be used, when it could not.
     private(set) var problem: PrefsError? = nil
     /// The file `values` was built from (read, or written), so that a

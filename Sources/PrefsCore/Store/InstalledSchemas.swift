@@ -7,20 +7,25 @@
 
 extension PreferencesStore {
     /// One application's installed schema as this store last read it.
-    struct InstalledSchema {
+    /// A class: every set and read that looks at it takes a reference
+    /// rather than copying each field. Made once per reading and never
+    /// changed once stored.
+    final class InstalledSchema {
+        // Written only while it is read (``readSchema``), under the
+        // store's lock like every access: no exclusivity check.
         /// The file that is the schema: the first candidate that exists.
-        var path: String?
+        @exclusivity(unchecked) var path: String?
         /// Every file read (the schema, its panes) and its stamp then.
-        var files: [(path: String, stamp: FileSystem.Stamp)] = []
+        @exclusivity(unchecked) var files: [(path: String, stamp: FileSystem.Stamp)] = []
         /// The defaults it declares; empty when none or when it is unusable.
-        var values = PropertyListDictionary()
+        @exclusivity(unchecked) var values = PropertyListDictionary()
         /// What each key the schema binds accepts (writes are refused and
         /// stored values ignored when they break it).
-        var constraints: [PropertyList.Key: SettingsSchema.Constraint] = [:]
+        @exclusivity(unchecked) var constraints: [PropertyList.Key: SettingsSchema.Constraint] = [:]
         /// The parsed schema, for tools; nil when none or unusable.
-        var schema: SettingsSchema?
+        @exclusivity(unchecked) var schema: SettingsSchema?
         /// Why it could not be used.
-        var problem: PrefsError?
+        @exclusivity(unchecked) var problem: PrefsError?
     }
 
     /// Looks for `v`'s installed schema if no read has yet, and adds its
@@ -76,8 +81,9 @@ extension PreferencesStore {
 
     /// Refuses, naming the key and what it accepts, a change that breaks
     /// `app`'s installed schema (`.schemaViolation`); nothing is changed.
-    func checkSchema<C: Collection<(String, PropertyList?)>>(_ changes: C, _ app: String, _ s: inout State) throws(PrefsError) {
-        let schema = installedSchema(app, &s)
+    func checkSchema<C: Collection<(String, PropertyList?)>>(_ changes: C, of v: SearchView, _ s: inout State) throws(PrefsError) {
+        let app = v.application
+        let schema = installedSchema(of: v, &s)
         guard !schema.constraints.isEmpty else { return }
         for (key, value) in changes {
             guard let value, let c = schema.constraints[PropertyList.Key(key)], !c.accepts(value) else { continue }
@@ -100,11 +106,21 @@ extension PreferencesStore {
         if let known = s.schemas[app] { return known }
         let found = readSchema(app, &s)
         s.schemas[app] = found
+        s.views[app]?.installedSchema = found
+        return found
+    }
+
+    /// ``installedSchema(_:_:)`` of `v`'s application, without hashing its
+    /// name: the view keeps the one in `s.schemas`, replaced with it.
+    func installedSchema(of v: SearchView, _ s: inout State) -> InstalledSchema {
+        if let known = v.installedSchema { return known }
+        let found = installedSchema(v.application, &s)
+        v.installedSchema = found
         return found
     }
 
     private func readSchema(_ app: String, _ s: inout State) -> InstalledSchema {
-        var out = InstalledSchema()
+        let out = InstalledSchema()
         for candidate in locations.schemaPaths(of: app) {
             // Unexaminable candidates (a directory without search
             // permission) are skipped like missing ones.
@@ -156,6 +172,7 @@ extension PreferencesStore {
             let found = readSchema(app, &s)
             if let old = s.schemas[app]?.path, old != found.path { s.unreported[old] = nil }
             s.schemas[app] = found
+            s.views[app]?.installedSchema = found
         }
     }
 

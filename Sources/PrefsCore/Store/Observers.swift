@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 extension PreferencesStore {
     // MARK: Observers
@@ -125,13 +126,17 @@ final class ObserverRegistry: @unchecked Sendable {
         locked { Set(state.observers.values.map(\.application)) }
     }
 
-    var isEmpty: Bool { locked { state.observers.isEmpty } }
+    /// Whether no observer is registered: one atomic load, no lock (every
+    /// set asks). Kept equal to the registry's count under its lock.
+    var isEmpty: Bool { count.load(ordering: .acquiring) == 0 }
+    private let count = Atomic<Int>(0)
 
     func add(_ observer: Observer) -> Int {
         locked {
             let id = state.nextID
             state.nextID += 1
             state.observers[id] = observer
+            count.store(state.observers.count, ordering: .releasing)
             startThreadIfNeeded()
             return id
         }
@@ -140,6 +145,7 @@ final class ObserverRegistry: @unchecked Sendable {
     func remove(_ id: Int) {
         let removed = locked { () -> Observer? in
             let o = state.observers.removeValue(forKey: id)
+            count.store(state.observers.count, ordering: .releasing)
             let onDeliveringThread = state.deliveringThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
             while state.delivering == id && !onDeliveringThread {
                 pthread_cond_wait(condition, mutex)

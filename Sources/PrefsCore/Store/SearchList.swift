@@ -30,6 +30,9 @@ extension PreferencesStore {
         /// ``PreferencesStore/loadSchema(_:_:)``), so that reads of stored
         /// keys never pay for it.
         @exclusivity(unchecked) var schemaChecked = false
+        /// The application's installed schema once a set or read looked
+        /// for it: the store's `schemas` entry, replaced with it.
+        @exclusivity(unchecked) var installedSchema: InstalledSchema? = nil
         init(application: String, layers: [Layer]) {
             self.application = application
             self.layers = layers
@@ -168,6 +171,7 @@ extension PreferencesStore {
         if let existing = s.views[app] { return existing }
         let v = SearchView(application: app, layers: layers(for: app, s))
         v.schemaChecked = s.schemas[app] != nil
+        v.installedSchema = s.schemas[app]
         s.views[app] = v
         return v
     }

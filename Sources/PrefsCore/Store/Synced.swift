@@ -15,11 +15,19 @@ enum DeclaredSyncedKeys {
     private static let keys = Mutex(Set<PropertyList.Key>())
 
     /// Whether `key` was declared synced in this process.
-    static func contains(_ key: PropertyList.Key) -> Bool { keys.withLock { $0.contains(key) } }
+    static func contains(_ key: PropertyList.Key) -> Bool {
+        // Most processes declare none: no lock, no hash then.
+        guard declared.load(ordering: .acquiring) else { return false }
+        return keys.withLock { $0.contains(key) }
+    }
+
+    /// Whether any key was ever declared (set once, never cleared).
+    private static let declared = Atomic(false)
 
     /// Declares `key` synced for every application this process reads.
     static func declare(_ key: String) {
         let added = keys.withLock { $0.insert(PropertyList.Key(key)).inserted }
+        declared.store(true, ordering: .releasing)
         if added { DeclaredDefaults.generation.add(1, ordering: .releasing) }
     }
 }
@@ -29,10 +37,11 @@ extension PreferencesStore {
     /// writer once it has written. Accessed only under the store's lock.
     final class SyncedLayer {
         let reader: SyncFolderReader
-        var snapshot: SyncSnapshot
-        var writer: SyncWriter?
+        // Under the store's lock: no exclusivity check (every set looks).
+        @exclusivity(unchecked) var snapshot: SyncSnapshot
+        @exclusivity(unchecked) var writer: SyncWriter?
         /// Whether the folder is watched (it may not exist yet).
-        var watched = false
+        @exclusivity(unchecked) var watched = false
         /// A store of one plist file (see ``disableSync()``): nothing syncs.
         let disabled: Bool
 
@@ -65,12 +74,18 @@ extension PreferencesStore {
     /// Whether `key` of `app` syncs: the newest declaration in the folder
     /// decides; without one, a typed key declared synced in this process
     /// or the application's installed schema (`Synced = YES`).
-    func isSynced(_ key: PropertyList.Key, _ app: String, _ s: inout State) -> Bool {
+    func isSynced(_ key: PropertyList.Key, _ app: String, _ s: inout State, view: SearchView? = nil) -> Bool {
         let l = syncedLayer(&s)
         if l.disabled { return false }
-        if let d = l.snapshot.state.applications[app]?.declarations[key] { return d.synced }
+        // Each source is skipped while empty, without hashing the
+        // application's name: most processes sync nothing.
+        let apps = l.snapshot.state.applications
+        if !apps.isEmpty, let d = apps[app]?.declarations[key] { return d.synced }
         if DeclaredSyncedKeys.contains(key) { return true }
-        return installedSchema(app, &s).schema?.specifiers.contains { $0.synced && $0.key == key.string } ?? false
+        let installed: InstalledSchema
+        if let view { installed = installedSchema(of: view, &s) } else { installed = installedSchema(app, &s) }
+        guard let schema = installed.schema else { return false }
+        return schema.specifiers.contains { $0.synced && $0.key == key.string }
     }
 
     /// The synced value of `key` of `app`, when it syncs and a machine set it.
@@ -129,9 +144,10 @@ extension PreferencesStore {
     func syncedPart<C: Collection<(String, PropertyList?)>>(
         _ changes: C, of d: Domain, _ v: SearchView, _ s: inout State
     ) -> [PropertyList.Key: PropertyList?] {
-        guard d.path == locations.path(of: DomainID(application: v.application, user: .current, host: .any)) else { return [:] }
+        // No path is built per set: the own domain is one object (see ``ownDomain(of:_:)``).
+        guard d === ownDomain(of: v, &s) else { return [:] }
         var out = [PropertyList.Key: PropertyList?]()
-        for (key, value) in changes where isSynced(PropertyList.Key(key), v.application, &s) {
+        for (key, value) in changes where isSynced(PropertyList.Key(key), v.application, &s, view: v) {
             out[PropertyList.Key(key)] = .some(value)
         }
         return out

@@ -43,28 +43,52 @@ extension PreferencesStore {
         let id = try validated(id)
         for (key, value) in changes { try Self.checkStorable(value, key) }
         try withState { (s: inout State) throws(PrefsError) in
-            try checkSchema(changes, id.application, &s)
-            try apply(changes, to: storedDomain(id, &s), of: searchView(id.application, &s), &s)
+            let v = searchView(id.application, &s)
+            try checkSchema(changes, of: v, &s)
+            try apply(changes, to: storedDomain(id, &s), of: v, &s)
         }
     }
 
     /// Sets (`nil`: removes) `key` in the application's own domain (current
     /// user, any host), as ``set(_:in:)`` does, through a handle: the C
-    /// API's `PrefsSetAppValue`, which resolves nothing again per call.
+    /// API's `PrefsSetAppValue` and `Preferences`' sets, which resolve
+    /// nothing again per call.
+    ///
+    /// The usual set (nobody observes, the key does not sync) takes a
+    /// short path with the same rules in the same order: the schema, then
+    /// managed values, then the change recorded, the merged views patched
+    /// and the background write scheduled. The rest goes through
+    /// ``apply(_:to:of:_:)`` as a set of several keys does.
     package func set(_ key: String, _ value: PropertyList?, in handle: ApplicationHandle) throws(PrefsError) {
         try Self.checkStorable(value, key)
+        let k = PropertyList.Key(key)
         try withState { (s: inout State) throws(PrefsError) in
             let v = handle.view
-            try checkSchema(CollectionOfOne((key, value)), v.application, &s)
-            let d: Domain
-            if let own = v.ownDomain {
-                d = own
-            } else {
-                d = storedDomain(DomainID(application: v.application, user: .current, host: .any), &s)
-                v.ownDomain = d
+            if !installedSchema(of: v, &s).constraints.isEmpty { try checkSchema(CollectionOfOne((key, value)), of: v, &s) }
+            let d = ownDomain(of: v, &s)
+            guard observers.isEmpty, !isSynced(k, v.application, &s, view: v) else {
+                return try apply(CollectionOfOne((key, value)), to: d, of: v, &s)
             }
-            try apply(CollectionOfOne((key, value)), to: d, of: v, &s)
+            if isForced(k, in: v, &s) { throw Self.forced(key, v) }
+            d.set(k, value)
+            repatch(k, layer: .file(d.path), &s)
+            scheduleFlush(&s)
         }
+    }
+
+    /// The refusal of a write to a key a managed value decides.
+    private static func forced(_ key: String, _ v: SearchView) -> PrefsError {
+        PrefsError(.forcedValue, "\"\(key)\" of \(v.application) is managed (forced); the write was refused")
+    }
+
+    /// The application's own domain (current user, any host) of `v`,
+    /// resolved once. A store keeps one `Domain` per path for its life, so
+    /// another domain is the own one exactly when it is this object.
+    func ownDomain(of v: SearchView, _ s: inout State) -> Domain {
+        if let own = v.ownDomain { return own }
+        let d = storedDomain(DomainID(application: v.application, user: .current, host: .any), &s)
+        v.ownDomain = d
+        return d
     }
 
     /// Refuses what a domain file could never hold.
@@ -82,9 +106,7 @@ extension PreferencesStore {
     private func apply<C: Collection<(String, PropertyList?)>>(
         _ changes: C, to d: Domain, of v: SearchView, _ s: inout State
     ) throws(PrefsError) {
-        for (key, _) in changes where isForced(PropertyList.Key(key), in: v, &s) {
-            throw PrefsError(.forcedValue, "\"\(key)\" of \(v.application) is managed (forced); the write was refused")
-        }
+        for (key, _) in changes where isForced(PropertyList.Key(key), in: v, &s) { throw Self.forced(key, v) }
         var before = [(String, PropertyList.Key, PropertyList?)]()
         if !observers.isEmpty {
             for app in observers.observedApplications {

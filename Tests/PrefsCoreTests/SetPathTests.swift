@@ -1,0 +1,200 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PrefsCore
+
+// A set of one key through a resolved application (the C API's
+// PrefsSetAppValue, Preferences.set) takes a short path when nobody observes
+// and the key does not sync. Each test warms that path with sets first, then
+// changes what it must look at (a schema, a managed file, another process's
+// write, an observer, a synced declaration) and checks that the next set
+// still obeys it.
+
+private let app = "com.example.setpath"
+private let own = DomainID(application: app, user: .current, host: .any)
+
+/// Waits up to `seconds` for `condition`.
+private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    var waited = 0.0
+    while waited < seconds {
+        if condition() { return true }
+        usleep(20_000)
+        waited += 0.02
+    }
+    return condition()
+}
+
+@Suite struct SetPathTests {
+    /// A store whose installed schemas are looked for in `dir`.
+    private func store(_ box: StoreSandbox, schemas dir: String) -> PreferencesStore {
+        let l = box.locations
+        return PreferencesStore(
+            locations: Locations(
+                userDirectory: l.userDirectory, systemDirectory: l.systemDirectory, managedDirectory: l.managedDirectory,
+                hostID: l.hostID, userName: l.userName, runtimeDirectory: l.runtimeDirectory, schemaDirectories: [dir]),
+            arguments: ["test-program"])
+    }
+
+    @Test func aSchemaInstalledAfterSetsBindsTheNextSet() throws {
+        try inSandbox { box in
+            let dir = box.root + "/data"
+            mkdirs(dir)
+            let s = store(box, schemas: dir)
+            let handle = try s.handle(application: app)
+            let prefs = try Preferences(applicationID: app, store: s)
+            for i in 0..<3 {
+                try s.set("Size", .integer(Int128(1000 + i)), in: handle)
+                try prefs.trySet(2000 + i, forKey: "Size")
+            }
+            // The schema appears; the store looks again at its next synchronize.
+            writePlist(
+                [
+                    "PreferenceSpecifiers": [
+                        ["Type": "PSSliderSpecifier", "Key": "Size", "DefaultValue": 12, "MinimumValue": 8, "MaximumValue": 96]
+                    ]
+                ], to: "\(dir)/\(app).plist")
+            try s.synchronize(application: app)
+            let e1 = expectPrefsError(.schemaViolation) { try s.set("Size", .integer(500), in: handle) }
+            #expect(e1?.message.contains("Size") == true)
+            expectPrefsError(.schemaViolation) { try prefs.trySet(501, forKey: "Size") }
+            #expect(try s.values(in: own)[PropertyList.Key("Size")] == .integer(2002))
+            try s.set("Size", .integer(14), in: handle)
+            #expect(try s.value(forKey: "Size", application: app) == .integer(14))
+            // The schema removed: the key is free again.
+            _ = unlink("\(dir)/\(app).plist")
+            try s.synchronize(application: app)
+            try s.set("Size", .integer(500), in: handle)
+            #expect(try s.value(forKey: "Size", application: app) == .integer(500))
+        }
+    }
+
+    @Test func aManagedFileWrittenAfterSetsRefusesTheNextSet() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            let prefs = try Preferences(applicationID: app, store: s)
+            for i in 0..<3 {
+                try s.set("Locked", .string("mine \(i)"), in: handle)
+                prefs.set("also mine \(i)", forKey: "Locked")
+            }
+            writePlist(["Locked": "managed"], to: box.managedPath(app, userOnly: false))
+            try s.synchronize(application: app)
+            expectPrefsError(.forcedValue) { try s.set("Locked", .string("again"), in: handle) }
+            expectPrefsError(.forcedValue) { try prefs.trySet("again", forKey: "Locked") }
+            expectPrefsError(.forcedValue) { try prefs.tryRemoveObject(forKey: "Locked") }
+            #expect(try s.value(forKey: "Locked", application: app) == .string("managed"))
+            // The global domain's managed file forces every application's key too.
+            writePlist(["Everywhere": 1], to: box.managedPath(".GlobalPreferences", userOnly: false))
+            try s.synchronize(application: app)
+            expectPrefsError(.forcedValue) { try s.set("Everywhere", .integer(2), in: handle) }
+        }
+    }
+
+    @Test func aSetAfterAnotherProcessWroteKeepsBothChanges() throws {
+        try inSandbox { box in
+            let a = box.store()
+            let handle = try a.handle(application: app)
+            for i in 0..<3 { try a.set("Mine", .integer(Int128(i)), in: handle) }
+            try a.synchronize(application: app)
+            // Another process writes another key and a new value of ours.
+            let b = box.store()
+            try b.set([("Theirs", "b"), ("Mine", 99)], in: own)
+            try b.synchronize(application: app)
+            // This process sets its key again without reading first.
+            try a.set("Mine", .integer(7), in: handle)
+            #expect(try a.value(forKey: "Theirs", application: app) == .string("b"))
+            #expect(try a.value(forKey: "Mine", application: app) == .integer(7))
+            try a.synchronize(application: app)
+            let c = box.store()
+            #expect(try c.values(in: own) == plistDict(["Mine": 7, "Theirs": "b"]))
+        }
+    }
+
+    @Test func observersRegisteredAfterSetsHearTheNextOnesAndNotAfterRemoval() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            for i in 0..<3 { try s.set("Watched", .integer(Int128(i)), in: handle) }
+            let heard = Mutex([String]())
+            let token = try s.addObserver(application: app, key: "Watched") { _, key in heard.withLock { $0.append(key) } }
+            try s.set("Watched", .integer(100), in: handle)
+            #expect(eventually { heard.withLock { $0 } == ["Watched"] })
+            s.removeObserver(token)
+            try s.set("Watched", .integer(101), in: handle)
+            try s.set("Watched", .integer(102), in: handle)
+            // A marker observer registered afterwards hears its own key: by then the
+            // removed one would have heard the sets above, had they been posted.
+            let marker = Mutex(false)
+            let t2 = try s.addObserver(application: app, key: "Marker") { _, _ in marker.withLock { $0 = true } }
+            try s.set("Marker", .integer(1), in: handle)
+            #expect(eventually { marker.withLock { $0 } })
+            #expect(heard.withLock { $0 } == ["Watched"])
+            s.removeObserver(t2)
+        }
+    }
+
+    @Test func aKeyDeclaredSyncedAfterSetsGoesToTheSyncFolder() throws {
+        try inSandbox { box in
+            let folder = box.root + "/sync"
+            try SyncSettings.setFolder(folder, box.config)
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            for i in 0..<3 { try s.set("Color", .string("local \(i)"), in: handle) }
+            try s.setSynced(true, forKey: "Color", application: app)
+            try s.set("Color", .string("red"), in: handle)
+            try s.set("Plain", .string("here"), in: handle)
+            try s.synchronize(application: app)
+            #expect(try s.value(forKey: "Color", application: app) == .string("red"))
+            let file = readPlist(box.expectedPath(app))
+            #expect(file?["Color"] == .string("local 2"))
+            #expect(file?["Plain"] == .string("here"))
+            // Another machine sharing the folder reads the synced value.
+            let other = StoreSandbox()
+            defer { other.remove() }
+            try SyncSettings.setFolder(folder, other.config)
+            #expect(try other.store().value(forKey: "Color", application: app) == .string("red"))
+        }
+    }
+
+    @Test func aSetSchedulesTheBackgroundWriteAndMovesTheCounter() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            try s.set("Written", .string("by itself"), in: handle)
+            // Written within the flush delay, without a synchronize; the
+            // user's change counter moves for other processes.
+            let before = ChangeCounter(directory: box.config, runtimeDirectory: box.runtime).value
+            #expect(eventually { readPlist(box.expectedPath(app))?["Written"] == .string("by itself") })
+            #expect(eventually { ChangeCounter(directory: box.config, runtimeDirectory: box.runtime).value != before })
+        }
+    }
+
+    /// Containers of plain values skip the trial write; anything near a
+    /// limit, or that only the binary format carries, still meets it.
+    @Test func containersAreCheckedAsTheTrialWriteChecksThem() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            let plain: PropertyList = ["Name": "Menlo", "Size": 12, "Tabs": [4, 8, true, 1.5]]
+            try s.set("Font", plain, in: handle)
+            #expect(try s.value(forKey: "Font", application: app) == plain)
+            // Too long for any file, however shallow.
+            let tooLong = PropertyList.string(String(repeating: "x", count: PropertyList.maxTextLength + 1))
+            let e = expectPrefsError(.unrepresentable) { try s.set("Font", ["Name": tooLong], in: handle) }
+            #expect(e?.message.contains("Font") == true)
+            expectPrefsError(.unrepresentable) { try s.set("Font", [tooLong], in: handle) }
+            // Too deep for any file.
+            var deep = PropertyList.array([])
+            for _ in 1..<PropertyList.maxNesting { deep = .array([deep]) }
+            expectPrefsError(.tooDeep) { try s.set("Font", ["Deep": deep], in: handle) }
+            #expect(try s.value(forKey: "Font", application: app) == plain)
+            // A control character in a key or a value inside a container:
+            // kept (the file becomes binary), not refused nor altered.
+            let control: PropertyList = ["Tab\u{1}": ["bell\u{7}"]]
+            try s.set("Font", control, in: handle)
+            try s.synchronize(application: app)
+            #expect(try box.store().value(forKey: "Font", application: app) == control)
+        }
+    }
+}
