@@ -55,14 +55,18 @@ let package = Package(
         // are reached through include/libxml, a link to
         // /usr/include/libxml2/libxml (where Debian's libxml2-dev and other
         // distributions put them; `pkg-config --cflags libxml-2.0`).
-        .target(name: "CLibXML2", path: "Sources/CLibXML2"),
+        // DWARF 4 for the C targets, as Swift writes: valgrind 3.19
+        // (Debian 12), which the benchmarks run under, reads DWARF 5's
+        // indexed forms wrongly and gives up on the whole library
+        // ("possibly corrupted debuginfo file").
+        .target(name: "CLibXML2", path: "Sources/CLibXML2", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // The public header, as the C face's contract (`@c @implementation`).
         .systemLibrary(name: "CPrefs", path: "include/prefs"),
         // What Swift's Glibc module cannot reach: atomics on a shared file
         // mapping, and getauxval(AT_SECURE).
         .systemLibrary(name: "CSystemShims", path: "Sources/CSystemShims"),
         // Fork handlers installed at load time, and the state they guard.
-        .target(name: "CProcessHooks", path: "Sources/CProcessHooks"),
+        .target(name: "CProcessHooks", path: "Sources/CProcessHooks", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         .target(name: "PrefsCore", dependencies: ["CLibXML2", "CSystemShims", "CProcessHooks"]),
         // The `prefs` command, all in Sources/PrefsTool: its Swift code,
         // linked into libprefs.so and entered through prefs_tool_main; the

@@ -77,6 +77,11 @@ build() {
         "$CLANG" -std=c99 -O1 -g -fsanitize=address -I Sources/CProcessHooks/include \
             -c Sources/CProcessHooks/process_hooks.c -o "$out/process_hooks.o"
     fi
+    # The XML reader's scan of a whole document, in C.
+    if stale "$out/xml_scan.o" Sources/CLibXML2; then
+        "$CLANG" -std=c99 -O1 -g -fsanitize=address -I Sources/CLibXML2/include \
+            -c Sources/CLibXML2/types.c -o "$out/xml_scan.o"
+    fi
     if stale "$out/libPrefsCore.a" Sources/PrefsCore Sources/CLibXML2 Sources/CSystemShims Sources/CProcessHooks Fuzz/fuzz.sh; then
         echo "fuzz: building PrefsCore ($mode)"
         # shellcheck disable=SC2086
@@ -104,7 +109,7 @@ build() {
             echo "fuzz: building $t ($mode)"
             # shellcheck disable=SC2046
             "$SWIFTC" -parse-as-library -module-name "fuzz_$t" "${common[@]}" -use-ld=lld \
-                "Fuzz/Targets/$t.swift" Fuzz/Targets/Support.swift $(extra_sources "$t") "${driver[@]}" "$out/process_hooks.o" \
+                "Fuzz/Targets/$t.swift" Fuzz/Targets/Support.swift $(extra_sources "$t") "${driver[@]}" "$out/process_hooks.o" "$out/xml_scan.o" \
                 -L "$out" -lPrefs -lPrefsCore -lxml2 -o "$out/$t"
         fi
     done

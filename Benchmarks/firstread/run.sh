@@ -11,7 +11,8 @@
 #   dconf        dconf read /D/key3 of the same 1,000 keys (when installed)
 #
 # and, for the foreign read, the parts callgrind attributes: libxml2's
-# loading (dlopen), its parse (xmlParseChunk, with the handlers it calls)
+# loading (dlopen), its parse (xmlParseDocument for UTF-8, xmlParseChunk
+# otherwise, with the handlers it calls)
 # and index encoding (DomainIndex.save, which a reader no longer calls).
 # Instructions (valgrind --tool=callgrind) do not move with the machine's
 # load. Knobs: PREFS_PREFIX, an installed prefix to measure (default:
@@ -85,7 +86,7 @@ echo "| \`prefs read $D key3\`, 1,000 keys, $(wc -c <"$work/foreign.plist") byte
 echo "|---|---|"
 echo "| whole process, domain as plistlib wrote it (no index) | $(m "$f") |"
 echo "| of which loading libxml2 (\`dlopen\`) | $(m "$(part "$work/foreign.cg" ':dlopen@@')") |"
-echo "| of which libxml2's parse (\`xmlParseChunk\`, its handlers included) | $(m "$(part "$work/foreign.cg" ':xmlParseChunk ')") |"
+echo "| of which libxml2's parse (\`xmlParseDocument\`, its handlers included) | $(m "$(part "$work/foreign.cg" ':xmlParse(Document|Chunk) ')") |"
 echo "| of which encoding an index (\`DomainIndex.save\`) | $(m "$(part "$work/foreign.cg" 'DomainIndexV4save')") |"
 echo "| whole process, after a libprefs write (index present) | $(m "$(count "$work/indexed.log")") |"
 echo "| Foundation \`UserDefaults\` reading the same key | $(m "$foundation") |"

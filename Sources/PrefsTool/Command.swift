@@ -148,7 +148,11 @@ enum Command {
             names = all.keys.sorted().map(\.string)
         }
         for key in names {
-            guard let found = try? store.sources(forKey: key, application: app), let first = found.first,
+            // Whether a managed file holds the key is a lookup in the
+            // managed layers alone; the sources are asked only then, since
+            // listing them decodes every layer of the domain in full.
+            guard (try? store.isForced(key, application: app)) == true,
+                let found = try? store.sources(forKey: key, application: app), let first = found.first,
                 first.source.layer == .managed, stored[PropertyList.Key(key)] != first.value
             else { continue }
             // Old-style text, escaped: a managed file's key or string

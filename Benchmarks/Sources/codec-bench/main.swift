@@ -18,8 +18,9 @@
 //                                       from a fresh heap, from each reader's
 //                                       own garbage and from the other's
 //   codec-bench binary loop WHO PATH COUNT
-//                                       parse a binary file COUNT times (for
-//                                       callgrind); WHO: prefs libplist none
+//                                       parse a binary (or XML) file COUNT
+//                                       times (for callgrind); WHO: prefs
+//                                       libplist none
 //   codec-bench profile parse|write BYTES COUNT
 //                                       loop one PrefsCore operation (for perf)
 
@@ -100,7 +101,9 @@ if arguments.first == "binary" {
         for _ in 0..<count {
             switch arguments[2] {
             case "prefs": total += (try? PropertyList.parse(bytes))?.dictionaryValue?.count ?? 0
-            case "libplist": total += PlistTree(binary: bytes)?.topLevelCount ?? 0
+            case "libplist":
+                let tree = bytes.starts(with: Array("bplist".utf8)) ? PlistTree(binary: bytes) : PlistTree(bytes)
+                total += tree?.topLevelCount ?? 0
             default: total += 1
             }
         }

@@ -20,6 +20,18 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
 
+#include <stddef.h>
+
+/* The scan that refuses a crowded start tag before libxml2 parses a whole
+ * UTF-8 document in one call (types.c says how it reads markup).
+ * prefs_xml_may_crowd: whether some stretch of the `n` bytes at `p`
+ * between two `<` holds more than `limit` `=`; when it does not, no start
+ * tag carries more than `limit` attributes. prefs_xml_crowded_tag: the
+ * offset of the first start tag carrying more than `limit` attributes, or
+ * -1. */
+int prefs_xml_may_crowd(const unsigned char *p, size_t n, int limit);
+long prefs_xml_crowded_tag(const unsigned char *p, size_t n, int limit);
+
 /* libprefs does not link libxml2: it loads it (dlopen) the first time an
  * XML property list is parsed, so that a process that only reads through
  * the binary indexes never pays for libxml2 and the libraries it pulls in

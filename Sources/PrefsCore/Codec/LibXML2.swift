@@ -12,6 +12,8 @@ struct LibXML2: @unchecked Sendable {
         @convention(c) (
             UnsafeMutablePointer<xmlSAXHandler>?, UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?
         ) -> xmlParserCtxtPtr?
+    typealias CreateMemoryParserCtxt = @convention(c) (UnsafePointer<CChar>?, Int32) -> xmlParserCtxtPtr?
+    typealias ParseDocument = @convention(c) (xmlParserCtxtPtr?) -> Int32
     typealias FreeDoc = @convention(c) (xmlDocPtr?) -> Void
     typealias FreeParserCtxt = @convention(c) (xmlParserCtxtPtr?) -> Void
     typealias CtxtUseOptions = @convention(c) (xmlParserCtxtPtr?, Int32) -> Int32
@@ -20,6 +22,8 @@ struct LibXML2: @unchecked Sendable {
     typealias StopParser = @convention(c) (xmlParserCtxtPtr?) -> Void
 
     let createPushParserCtxt: CreatePushParserCtxt
+    let createMemoryParserCtxt: CreateMemoryParserCtxt
+    let parseDocument: ParseDocument
     let freeDoc: FreeDoc
     let freeParserCtxt: FreeParserCtxt
     let ctxtUseOptions: CtxtUseOptions
@@ -63,6 +67,8 @@ struct LibXML2: @unchecked Sendable {
         typealias Init = @convention(c) () -> Void
         let initParser = symbol("xmlInitParser", as: Init.self)
         let createPushParserCtxt = symbol("xmlCreatePushParserCtxt", as: CreatePushParserCtxt.self)
+        let createMemoryParserCtxt = symbol("xmlCreateMemoryParserCtxt", as: CreateMemoryParserCtxt.self)
+        let parseDocument = symbol("xmlParseDocument", as: ParseDocument.self)
         let freeDoc = symbol("xmlFreeDoc", as: FreeDoc.self)
         let freeParserCtxt = symbol("xmlFreeParserCtxt", as: FreeParserCtxt.self)
         let ctxtUseOptions = symbol("xmlCtxtUseOptions", as: CtxtUseOptions.self)
@@ -73,7 +79,8 @@ struct LibXML2: @unchecked Sendable {
         let genericError = symbol("__xmlGenericError", as: UnsafeMutableRawPointer.self)
         let genericErrorContext = symbol("__xmlGenericErrorContext", as: UnsafeMutableRawPointer.self)
         let setGenericErrorFunc = symbol("xmlSetGenericErrorFunc", as: UnsafeMutableRawPointer.self)
-        guard let initParser, let createPushParserCtxt, let freeDoc, let freeParserCtxt, let ctxtUseOptions, let parseChunk,
+        guard let initParser, let createPushParserCtxt, let createMemoryParserCtxt, let parseDocument, let freeDoc, let freeParserCtxt, let ctxtUseOptions,
+            let parseChunk,
             let getLineNumber, let stopParser, let genericError, let genericErrorContext, let setGenericErrorFunc
         else {
             return .failure(
@@ -82,7 +89,8 @@ struct LibXML2: @unchecked Sendable {
         initParser()
         return .success(
             LibXML2(
-                createPushParserCtxt: createPushParserCtxt, freeDoc: freeDoc, freeParserCtxt: freeParserCtxt,
+                createPushParserCtxt: createPushParserCtxt, createMemoryParserCtxt: createMemoryParserCtxt,
+                parseDocument: parseDocument, freeDoc: freeDoc, freeParserCtxt: freeParserCtxt,
                 ctxtUseOptions: ctxtUseOptions, parseChunk: parseChunk, getLineNumber: getLineNumber, stopParser: stopParser,
                 errors: prefs_xml_error_functions_at(genericError, genericErrorContext, setGenericErrorFunc)))
     }

@@ -5,13 +5,16 @@ import Glibc
 /// elements close (no DOM). Strict: see ``XMLPropertyList/read(_:)``.
 enum XMLReader {
     static func read(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) -> PropertyList {
-        if let lenient = Lenient.substituted(bytes) {
-            let result = lenient.withUnsafeBytes { b in
-                Result { () throws(PrefsError) in try read(b, controlsSubstituted: true) }
-            }
-            return try result.get()
+        // libxml2 refuses every raw control character that ``Lenient``
+        // substitutes, so a document parsed as it is holds none: it is
+        // looked for only once a parse has failed, and a document that needs
+        // the stand-ins is read from them, as if substituted from the start.
+        let plain = Result { () throws(PrefsError) in try read(bytes, controlsSubstituted: false) }
+        guard case .failure = plain, let lenient = Lenient.substituted(bytes) else { return try plain.get() }
+        let result = lenient.withUnsafeBytes { b in
+            Result { () throws(PrefsError) in try read(b, controlsSubstituted: true) }
         }
-        return try read(bytes, controlsSubstituted: false)
+        return try result.get()
     }
 
     /// Apple's writers put C0 control characters into XML text raw (a
@@ -94,14 +97,37 @@ enum XMLReader {
         guard bytes.count <= Int(Int32.max) else {
             throw PrefsError(.malformed, "input of \(bytes.count) bytes is larger than the XML reader takes (2 GiB)")
         }
+        // A UTF-8 document is parsed in one call; any other encoding is
+        // pushed in chunks, which lets `push` count a start tag's
+        // attributes in libxml2's decoded buffer before libxml2 parses it.
+        let whole = isUTF8(bytes)
+        if whole {
+            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let limit = Int32(maxAttributes)
+            if prefs_xml_may_crowd(p, bytes.count, limit) != 0, case let at = prefs_xml_crowded_tag(p, bytes.count, limit), at >= 0 {
+                let line = 1 + UnsafeRawBufferPointer(rebasing: bytes[..<Int(at)]).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                throw PrefsError(.malformed, "an element carries more than \(maxAttributes) attributes at line \(line)")
+            }
+        }
         let previousErrorHandler = prefs_xml_silence(xml.errors)
         defer { prefs_xml_restore(xml.errors, previousErrorHandler) }
-        // No bytes yet: libxml2 reports what it finds in them (an encoding
-        // it cannot read, say) through the handlers, which need the state
-        // set below. Everything is pushed in chunks by `push`.
-        var sax = handler
-        guard let ctxt = xml.createPushParserCtxt(&sax, nil, nil, 0, nil) else {
-            throw PrefsError(.internal, "libxml2 could not create a parser")
+        let ctxt: xmlParserCtxtPtr
+        if whole {
+            guard let c = xml.createMemoryParserCtxt(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count)),
+                let sax = c.pointee.sax
+            else { throw PrefsError(.internal, "libxml2 could not create a parser") }
+            // The context's own handler block, of this size, freed with it.
+            sax.pointee = handler
+            ctxt = c
+        } else {
+            // No bytes yet: libxml2 reports what it finds in them (an encoding
+            // it cannot read, say) through the handlers, which need the state
+            // set below. Everything is pushed in chunks by `push`.
+            var sax = handler
+            guard let c = xml.createPushParserCtxt(&sax, nil, nil, 0, nil) else {
+                throw PrefsError(.internal, "libxml2 could not create a parser")
+            }
+            ctxt = c
         }
         defer {
             // libxml2 builds a document of its own for entity declarations
@@ -115,11 +141,20 @@ enum XMLReader {
 
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         state.initialize(to: State(ctxt: ctxt, xml: xml, controlsSubstituted: controlsSubstituted))
-        defer { state.deinitialize(count: 1); state.deallocate() }
+        defer {
+            state.pointee.text.free()
+            state.pointee.frames.deallocate()
+            state.deinitialize(count: 1)
+            state.deallocate()
+        }
         ctxt.pointee._private = UnsafeMutableRawPointer(state)
         // No network, no DTD loading, no entity substitution, no huge input.
         _ = xml.ctxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
-        push(bytes, to: ctxt, state, xml)
+        if whole {
+            _ = xml.parseDocument(ctxt)
+        } else {
+            push(bytes, to: ctxt, state, xml)
+        }
 
         if let error = state.pointee.error { throw error }
         guard ctxt.pointee.wellFormed != 0 else {
@@ -129,6 +164,43 @@ enum XMLReader {
             throw PrefsError(.malformed, "no property-list value in the document")
         }
         return root
+    }
+
+    /// Whether libxml2 reads `b` as UTF-8: no byte-order mark or first
+    /// bytes of UTF-16, UCS-4 or EBCDIC, and an XML declaration, if any,
+    /// that names UTF-8 or no encoding. Anything else (other encodings, a
+    /// declaration this does not recognise) is read the other way.
+    static func isUTF8(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard b.count >= 4 else { return false }
+        if b[0] == 0 || b[1] == 0 || b[2] == 0 || b[3] == 0 { return false }
+        if (b[0] == 0xFE && b[1] == 0xFF) || (b[0] == 0xFF && b[1] == 0xFE) { return false }
+        if b[0] == 0x4C && b[1] == 0x6F && b[2] == 0xA7 && b[3] == 0x94 { return false }
+        var i = b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0
+        let declaration: [UInt8] = Array("<?xml".utf8)
+        guard b.count - i >= 5, UnsafeRawBufferPointer(rebasing: b[i..<(i + 5)]).elementsEqual(declaration) else { return true }
+        // Its pseudo-attributes, up to `?>`, within the first 256 bytes.
+        let limit = min(b.count, i + 256)
+        var end = -1
+        var j = i + 5
+        while j + 1 < limit {
+            if b[j] == UInt8(ascii: "?") && b[j + 1] == UInt8(ascii: ">") { end = j; break }
+            j += 1
+        }
+        guard end > 0 else { return false }
+        let head = Array(UnsafeRawBufferPointer(rebasing: b[i..<end]))
+        guard let at = Lenient.firstRange(of: Array("encoding".utf8), in: head) else { return true }
+        i = at + 8
+        while i < head.count && (ScalarText.isSpace(head[i]) || head[i] == UInt8(ascii: "=")) { i += 1 }
+        guard i < head.count, head[i] == 0x22 || head[i] == 0x27 else { return false }
+        let quote = head[i]
+        i += 1
+        var name: [UInt8] = []
+        while i < head.count && head[i] != quote && name.count < 8 {
+            name.append(head[i] >= 0x41 && head[i] <= 0x5A ? head[i] | 0x20 : head[i])
+            i += 1
+        }
+        guard i < head.count, head[i] == quote else { return false }
+        return name == Array("utf-8".utf8) || name == Array("utf8".utf8)
     }
 
     /// The one key of the dictionary that stands for a UID in XML.
@@ -238,14 +310,39 @@ enum XMLReader {
         var holdsText: Bool { self != .plist && self != .dict && self != .array }
     }
 
-    /// An open array or dictionary.
+    /// An open array or dictionary: where its items start on the value
+    /// (and key) stacks, and the depth and size its ``PropertyList`` will
+    /// record, summed as items arrive so that no second pass is needed.
     struct Frame {
         var isDict: Bool
-        var items: [PropertyList] = []
-        /// A dictionary's entries in document order; the dictionary is built
-        /// once, at its final size, when it closes (a later duplicate wins).
-        var pairs: [(PropertyList.Key, PropertyList)] = []
-        var pendingKey: PropertyList.Key? = nil
+        var valueStart: Int
+        var keyStart: Int
+        var depth = 0
+        var size = 8
+    }
+
+    /// The text of the element being read, in a buffer reused for every
+    /// element (reset, never freed, until the parse ends).
+    struct TextBuffer {
+        var base: UnsafeMutablePointer<UInt8>? = nil
+        var count = 0
+        var capacity = 0
+
+        var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+        mutating func append(_ p: UnsafePointer<UInt8>, _ n: Int) {
+            guard n > 0 else { return }
+            if count + n > capacity {
+                let grown = max(capacity * 2, count + n, 256)
+                guard let q = realloc(base, grown) else { fatalError("out of memory") }
+                base = q.assumingMemoryBound(to: UInt8.self)
+                capacity = grown
+            }
+            (base! + count).update(from: p, count: n)
+            count += n
+        }
+
+        func free() { Glibc.free(base) }
     }
 
     struct State {
@@ -254,10 +351,21 @@ enum XMLReader {
         /// Whether the document's control characters stand in as
         /// ``Lenient`` characters, to be restored in strings and keys.
         var controlsSubstituted = false
-        var frames: [Frame] = []
-        /// Open elements, innermost last (nil for the <plist> wrapper's siblings never happen: libxml2 refuses them).
+        /// The open containers, innermost last: `depth` of them, in a
+        /// stack allocated once at the deepest size allowed.
+        let frames = UnsafeMutablePointer<Frame>.allocate(capacity: PropertyList.maxNesting + 1)
+        var depth = 0
+        /// Whether the innermost open element holds text.
+        var inText = false
+        /// The items of every open container, outermost first; a
+        /// container's items are moved out when it closes.
+        var values: [PropertyList] = []
+        /// The keys of every open dictionary, likewise. A dictionary whose
+        /// key count exceeds its value count is waiting for a value.
+        var keys: [PropertyList.Key] = []
+        /// Open elements, innermost last.
         var open: [Element] = []
-        var text: [UInt8] = []
+        var text = TextBuffer()
         var inPlist = false
         var plistValue: PropertyList? = nil
         var root: PropertyList? = nil
@@ -282,10 +390,16 @@ enum XMLReader {
             xml.stopParser(ctxt)
         }
 
+        /// Whether the innermost open dictionary has a key without a value.
+        func keyPending(_ f: Frame) -> Bool {
+            keys.count - f.keyStart > values.count - f.valueStart
+        }
+
         /// Whether a value may start here; reports why not.
         mutating func valueMayStart(_ name: Element) -> Bool {
-            if let top = frames.last {
-                if top.isDict && top.pendingKey == nil {
+            if depth > 0 {
+                let top = frames[depth - 1]
+                if top.isDict && !keyPending(top) {
                     fail(.malformed, "<\(name)> in a <dict> without a <key> before it")
                     return false
                 }
@@ -304,7 +418,7 @@ enum XMLReader {
                 return
             }
             // Levels below <plist>: each container and each value or key element counts.
-            if frames.count + 1 > PropertyList.maxNesting && name != .plist {
+            if depth + 1 > PropertyList.maxNesting && name != .plist {
                 fail(.tooDeep, "nesting deeper than \(PropertyList.maxNesting) levels")
                 return
             }
@@ -313,45 +427,73 @@ enum XMLReader {
                 guard open.isEmpty else { fail(.malformed, "<plist> inside another element"); return }
                 inPlist = true
             case .key:
-                guard let top = frames.last, top.isDict else { fail(.malformed, "<key> outside a <dict>"); return }
-                guard top.pendingKey == nil else { fail(.malformed, "<key> follows a <key> that has no value"); return }
-                text.removeAll(keepingCapacity: true)
+                guard depth > 0, case let top = frames[depth - 1], top.isDict else { fail(.malformed, "<key> outside a <dict>"); return }
+                guard !keyPending(top) else { fail(.malformed, "<key> follows a <key> that has no value"); return }
+                text.count = 0
             case .dict, .array:
                 guard valueMayStart(name) else { return }
-                frames.append(Frame(isDict: name == .dict))
+                (frames + depth).initialize(to: Frame(isDict: name == .dict, valueStart: values.count, keyStart: keys.count))
+                depth += 1
             default:
                 guard valueMayStart(name) else { return }
-                text.removeAll(keepingCapacity: true)
+                text.count = 0
             }
             open.append(name)
+            inText = name.holdsText
         }
 
         mutating func end() {
             guard let name = open.popLast() else { return }
+            inText = false
             switch name {
             case .plist:
                 guard let v = plistValue else { fail(.malformed, "<plist> holds no value"); return }
                 root = v
                 inPlist = false
             case .key:
-                let key = controlsSubstituted ? Lenient.restored(text) : text
-                frames[frames.count - 1].pendingKey = PropertyList.Key(String(decoding: key, as: UTF8.self))
+                let key: String
+                if controlsSubstituted {
+                    key = String(decoding: Lenient.restored(Array(text.bytes)), as: UTF8.self)
+                } else {
+                    key = String(decoding: text.bytes, as: UTF8.self)
+                }
+                frames[depth - 1].size = Sizer.add(frames[depth - 1].size, 8 + key.utf8.count)
+                keys.append(PropertyList.Key(key))
             case .dict:
-                let frame = frames.removeLast()
-                guard frame.pendingKey == nil else { fail(.malformed, "<key>\(frame.pendingKey!.string)</key> has no value"); return }
+                depth -= 1
+                let frame = frames[depth]
+                let n = values.count - frame.valueStart
+                guard keys.count - frame.keyStart == n else {
+                    let pending = keys.removeLast()
+                    fail(.malformed, "<key>\(pending.string)</key> has no value")
+                    return
+                }
                 // A keyed archive's UID, as CoreFoundation reads it: a
                 // dictionary whose one key is CF$UID, with an integer.
-                if frame.pairs.count == 1, frame.pairs[0].0 == XMLReader.uidKey,
-                    let i = frame.pairs[0].1.integerValue, let u = UInt32(exactly: i)
+                if n == 1, keys[frame.keyStart] == XMLReader.uidKey,
+                    let i = values[frame.valueStart].integerValue, let u = UInt32(exactly: i)
                 {
+                    keys.removeLast()
+                    values.removeLast()
                     place(PropertyList(.uid(u)))
                     return
                 }
-                var entries = PropertyListDictionary(minimumCapacity: frame.pairs.count)
-                for (k, v) in frame.pairs { entries[k] = v }
-                place(PropertyList(.dictionary(entries)))
+                var entries = PropertyListDictionary(minimumCapacity: n)
+                for i in 0..<n { entries[keys[frame.keyStart + i]] = values[frame.valueStart + i] }
+                keys.removeLast(n)
+                values.removeLast(n)
+                if entries.count < n {
+                    // A later duplicate key won: count only what is kept.
+                    place(PropertyList(.dictionary(entries)))
+                } else {
+                    place(PropertyList(container: .dictionary(entries), depth: frame.depth, minimumXMLSize: frame.size))
+                }
             case .array:
-                place(PropertyList(.array(frames.removeLast().items)))
+                depth -= 1
+                let frame = frames[depth]
+                let items = Array(values[frame.valueStart...])
+                values.removeLast(items.count)
+                place(PropertyList(container: .array(items), depth: frame.depth, minimumXMLSize: frame.size))
             default:
                 guard let v = scalar(name) else { return }
                 place(v)
@@ -359,23 +501,29 @@ enum XMLReader {
         }
 
         mutating func scalar(_ name: Element) -> PropertyList? {
-            let result: PropertyList? = text.withUnsafeBufferPointer { t in
-                switch name {
-                case .string:
-                    if controlsSubstituted { return PropertyList(.string(String(decoding: Lenient.restored(Array(t)), as: UTF8.self))) }
-                    return PropertyList(.string(String(decoding: t, as: UTF8.self)))
-                case .integer: return ScalarText.parseInteger(t).map { PropertyList(.integer($0)) }
-                case .real: return ScalarText.parseReal(t).map { PropertyList(.real($0)) }
-                case .date: return ScalarText.parseXMLDate(t).map { PropertyList(.date($0)) }
-                case .data: return Base64.decode(t).map { PropertyList(.data($0)) }
-                case .true, .false:
-                    guard ScalarText.trimmed(t).isEmpty else { return nil }
-                    return name == .true ? PropertyList.trueValue : PropertyList.falseValue
-                default: return nil
+            let t = text.bytes
+            let result: PropertyList?
+            switch name {
+            case .string:
+                if controlsSubstituted {
+                    result = PropertyList(.string(String(decoding: Lenient.restored(Array(t)), as: UTF8.self)))
+                } else {
+                    result = PropertyList(.string(String(decoding: t, as: UTF8.self)))
                 }
+            case .integer: result = ScalarText.parseInteger(t).map { PropertyList(.integer($0)) }
+            case .real: result = ScalarText.parseReal(t).map { PropertyList(.real($0)) }
+            case .date: result = ScalarText.parseXMLDate(t).map { PropertyList(.date($0)) }
+            case .data: result = Base64.decode(t).map { PropertyList(.data($0)) }
+            case .true, .false:
+                if ScalarText.trimmed(t).isEmpty {
+                    result = name == .true ? PropertyList.trueValue : PropertyList.falseValue
+                } else {
+                    result = nil
+                }
+            default: result = nil
             }
             if result == nil {
-                let shown = String(decoding: text.prefix(40), as: UTF8.self)
+                let shown = String(decoding: t.prefix(40), as: UTF8.self)
                 let what: String
                 switch name {
                 case .integer: what = "not an integer in -2^63...2^64-1"
@@ -390,14 +538,11 @@ enum XMLReader {
         }
 
         mutating func place(_ v: PropertyList) {
-            let n = frames.count
-            if n > 0 {
-                if frames[n - 1].isDict {
-                    frames[n - 1].pairs.append((frames[n - 1].pendingKey!, v))
-                    frames[n - 1].pendingKey = nil
-                } else {
-                    frames[n - 1].items.append(v)
-                }
+            if depth > 0 {
+                let top = frames + (depth - 1)
+                top.pointee.depth = max(top.pointee.depth, v.depth + 1)
+                top.pointee.size = Sizer.add(top.pointee.size, v.minimumXMLSize)
+                values.append(v)
             } else if inPlist {
                 plistValue = v
             } else {
@@ -406,14 +551,14 @@ enum XMLReader {
         }
 
         mutating func characters(_ p: UnsafePointer<UInt8>, _ n: Int) {
-            if let current = open.last, current.holdsText {
+            if inText {
                 // Enforced here because the text of one element reaches us
                 // in pieces.
                 guard text.count + n <= PropertyList.maxTextLength else {
-                    fail(.malformed, "<\(current)> holds more than \(PropertyList.maxTextLength) bytes of text")
+                    fail(.malformed, "<\(open[open.count - 1])> holds more than \(PropertyList.maxTextLength) bytes of text")
                     return
                 }
-                text.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+                text.append(p, n)
                 return
             }
             for i in 0..<n where !ScalarText.isSpace(p[i]) {
@@ -421,6 +566,13 @@ enum XMLReader {
                 return
             }
         }
+    }
+
+    /// Sums of ``PropertyList/minimumXMLSize``, saturating as its
+    /// initialiser does.
+    enum Sizer {
+        @inline(__always)
+        static func add(_ total: Int, _ n: Int) -> Int { total > Int.max - n ? Int.max : total + n }
     }
 
     @inline(__always)

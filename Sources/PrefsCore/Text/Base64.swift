@@ -24,7 +24,28 @@ enum Base64 {
                 var quad: UInt32 = 0
                 var n = 0  // symbols in the current quad
                 var padding = 0
-                for c in text {
+                var i = 0
+                while i < text.count {
+                    // Whole quads of plain symbols, the bulk of any data,
+                    // four at a time; anything else (a line break, padding,
+                    // a bad byte) goes through the rest of this loop one
+                    // symbol at a time.
+                    if n == 0 && padding == 0 {
+                        while i + 4 <= text.count {
+                            let a = table[Int(text[i])], b = table[Int(text[i + 1])]
+                            let c = table[Int(text[i + 2])], d = table[Int(text[i + 3])]
+                            guard (a | b | c | d) < 64 else { break }
+                            let q = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                            buffer[o] = UInt8(truncatingIfNeeded: q >> 16)
+                            buffer[o + 1] = UInt8(truncatingIfNeeded: q >> 8)
+                            buffer[o + 2] = UInt8(truncatingIfNeeded: q)
+                            o += 3
+                            i += 4
+                        }
+                        if i >= text.count { break }
+                    }
+                    let c = text[i]
+                    i += 1
                     let v = table[Int(c)]
                     if v == 0xFE { continue }
                     if v == 0xFF { valid = false; break }

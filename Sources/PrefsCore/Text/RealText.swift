@@ -34,10 +34,40 @@ extension ScalarText {
             guard expDigits > 0 else { return nil }
         }
         guard j == rest.count else { return nil }
+        if let d = exactReal(rest) { return negative ? -d : d }
         // The grammar is checked; Swift's conversion is correctly rounded and
         // independent of the C locale.
         guard let d = Double(Substring(decoding: t, as: UTF8.self)) else { return nil }
         return d
+    }
+
+    /// Powers of ten that a double holds exactly.
+    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { r, _ in r * 10 } }
+
+    /// `digits[.digits]`, with at most 15 significant digits and no
+    /// exponent, converted exactly: a mantissa below 2^53 divided by an
+    /// exact power of ten is one correctly rounded operation, the same
+    /// double as the general conversion gives (Clinger's fast path). `nil`
+    /// for anything else, left to that conversion.
+    @inline(__always)
+    static func exactReal(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard t.count <= 16 else { return nil }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = -1
+        for c in t {
+            if c == UInt8(ascii: ".") {
+                fraction = 0
+                continue
+            }
+            guard isDigit(c) else { return nil }
+            mantissa = mantissa &* 10 &+ UInt64(c &- UInt8(ascii: "0"))
+            digits += 1
+            if fraction >= 0 { fraction += 1 }
+        }
+        guard digits <= 15 else { return nil }
+        let d = Double(mantissa)
+        return fraction > 0 ? d / exactPowersOfTen[fraction] : d
     }
 
     private static func asciiLowercased(_ t: UnsafeBufferPointer<UInt8>) -> String? {
