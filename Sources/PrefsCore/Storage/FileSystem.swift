@@ -291,6 +291,7 @@ package enum FileSystem {
             guard fstat(fd, &written) == 0 else { throw ioError("cannot examine", temp) }
         }
         try injectedFault("rename")
+        injectedCrash("before-rename")
         guard rename(temp, path) == 0 else { throw ioError("cannot replace", path) }
         ok = true
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

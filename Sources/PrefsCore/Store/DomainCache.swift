@@ -232,6 +232,11 @@ extension PreferencesStore {
         }
     }
 
+    /// The domain loaded from `path`, if any (for tests).
+    func domainForTesting(_ path: String) -> Domain? {
+        withLocked { (s: inout State) in s.domains[path] }
+    }
+
     func refreshAll(_ app: String, _ s: inout State) {
         var changed = false
         for layer in view(app, &s).layers {
