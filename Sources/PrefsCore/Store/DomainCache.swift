@@ -239,7 +239,9 @@ extension PreferencesStore {
 
     func refreshAll(_ app: String, _ s: inout State) {
         var changed = false
-        for layer in view(app, &s).layers {
+        // The layers only: building the merged view here would decode every
+        // value of a domain read through its index, which reads do lazily.
+        for layer in searchView(app, &s).layers {
             switch layer {
             case .file(let p), .managed(let p): if let d = s.domains[p], reload(d, &s) { changed = true }
             case .schema(let a):
