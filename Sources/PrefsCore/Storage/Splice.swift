@@ -200,10 +200,18 @@ extension DomainIndex {
         // The bucket table.
         let mask = newBuckets - 1
         var slots: [UInt32]
-        func place(_ k: UnsafeRawBufferPointer, _ j: Int) {
+        /// Puts entry `j` in the first free bucket from its key's; false
+        /// when none is free (a table not as this library writes it).
+        func place(_ k: UnsafeRawBufferPointer, _ j: Int) -> Bool {
             var bucket = Int(truncatingIfNeeded: ContentHash.of(k)) & mask
-            while slots[bucket] != emptyBucket { bucket = (bucket + 1) & mask }
-            slots[bucket] = UInt32(j + 1)
+            for _ in 0..<newBuckets {
+                if slots[bucket] == emptyBucket {
+                    slots[bucket] = UInt32(j + 1)
+                    return true
+                }
+                bucket = (bucket + 1) & mask
+            }
+            return false
         }
         if newBuckets == buckets && inserted + removed <= inPlaceTableChanges {
             slots = [UInt32](unsafeUninitializedCapacity: buckets) { buffer, made in
@@ -225,7 +233,8 @@ extension DomainIndex {
                 var next = (hole + 1) & mask
                 while slots[next] != emptyBucket {
                     let e = Int(slots[next]) - 1
-                    guard e < n else { return nil }
+                    guard e >= 0, e < n, probes < buckets else { return nil }
+                    probes += 1
                     let home = Int(truncatingIfNeeded: ContentHash.of(key(e))) & mask
                     if (next - home) & mask >= (next - hole) & mask {
                         slots[hole] = slots[next]
@@ -238,22 +247,24 @@ extension DomainIndex {
             if !renumbered.isEmpty {
                 for s in 0..<buckets where slots[s] != emptyBucket {
                     let e = Int(slots[s]) - 1
-                    guard e < n else { return nil }
+                    guard e >= 0, e < n else { return nil }
                     slots[s] = renumbered[e] + 1
                 }
             }
-            data.withUnsafeBytes { d in
-                for j in added {
+            let placed = data.withUnsafeBytes { d in
+                added.allSatisfy { j in
                     let offset = Int(entries[j * 5]) - newDataStart
-                    place(UnsafeRawBufferPointer(rebasing: d[offset..<offset + Int(entries[j * 5 + 1])]), j)
+                    return place(UnsafeRawBufferPointer(rebasing: d[offset..<offset + Int(entries[j * 5 + 1])]), j)
                 }
             }
+            guard placed else { return nil }
         } else {
             slots = [UInt32](repeating: emptyBucket, count: newBuckets)
+            // Never full: there are at least twice as many buckets as entries.
             data.withUnsafeBytes { d in
                 for j in 0..<count {
                     let offset = Int(entries[j * 5]) - newDataStart
-                    place(UnsafeRawBufferPointer(rebasing: d[offset..<offset + Int(entries[j * 5 + 1])]), j)
+                    _ = place(UnsafeRawBufferPointer(rebasing: d[offset..<offset + Int(entries[j * 5 + 1])]), j)
                 }
             }
         }
