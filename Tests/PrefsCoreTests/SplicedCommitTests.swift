@@ -207,7 +207,9 @@ struct SplicedCommitTests {
             let expected = try Self.full(model)
             #expect(spliced.xml == expected.xml, "plan \(n): the XML")
             #expect(spliced.buckets == expected.buckets, "plan \(n)")
-            #expect(try Self.decoded(spliced.body, spliced.entries, spliced.buckets) == Self.decoded(expected.body, model.count, expected.buckets), "plan \(n): the index")
+            #expect(
+                try Self.decoded(spliced.body, spliced.entries, spliced.buckets) == Self.decoded(expected.body, model.count, expected.buckets),
+                "plan \(n): the index")
             (xml, body, buckets) = (spliced.xml, spliced.body, spliced.buckets)
         }
     }
