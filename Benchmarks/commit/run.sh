@@ -5,7 +5,9 @@
 # through string, integer, boolean and real; it is written once by libprefs
 # first, so that its index exists, as after any libprefs write. Knobs:
 # PREFS_LIB, the directory of the libprefs.so to measure (default: this
-# checkout's release build).
+# checkout's release build); NEW, new keys the measured process adds
+# besides its one set (default 0; 50 is one writer's round of
+# Benchmarks/processes).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -41,11 +43,11 @@ for n in "${@:-1000 100000}"; do
         rm -rf "$HOME/.cache/prefs"
         "$work/set_sync" key0000500 1 # parses, writes the file and its index
         "$work/set_sync" key0000500 2
-        count=$(valgrind --tool=callgrind --callgrind-out-file="$work/cg.$n1" "$work/set_sync" key0000500 3 2>&1 |
+        count=$(valgrind --tool=callgrind --callgrind-out-file="$work/cg.$n1" "$work/set_sync" key0000500 3 "${NEW:-0}" 2>&1 |
             sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' | tail -1)
         callgrind_annotate --inclusive=yes "$work/cg.$n1" >"$work/annotate.$n1" 2>/dev/null
         sync=$(awk '/PrefsAppSynchronize/ { gsub(",", "", $1); print $1; exit }' "$work/annotate.$n1")
-        printf '%s keys: %s instructions, whole process; %s in PrefsAppSynchronize\n' "$n1" "$count" "$sync"
+        printf '%s keys, %s new: %s instructions, whole process; %s in PrefsAppSynchronize\n' "$n1" "${NEW:-0}" "$count" "$sync"
         [ -n "${KEEP:-}" ] && cp "$work/cg.$n1" "$KEEP.$n1" || true
     done
 done

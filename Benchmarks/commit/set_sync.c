@@ -1,5 +1,6 @@
-/* set_sync: one process sets one existing key of the domain
-   com.example.commit to a new integer and synchronizes: what
+/* set_sync KEY VALUE [NEW]: one process sets KEY of the domain
+   com.example.commit to the integer VALUE, and NEW new keys
+   (new-VALUE-0, ...; default none), then synchronizes: what
    Benchmarks/commit/run.sh counts with callgrind. */
 #include <prefs/Prefs.h>
 #include <stdio.h>
@@ -12,6 +13,14 @@ int main(int argc, char **argv)
     PrefsNumberRef n = PrefsNumberCreateInt64(value);
     PrefsSetAppValue(key, n, "com.example.commit");
     PrefsRelease(n);
+    long added = argc > 3 ? atol(argv[3]) : 0;
+    for (long i = 0; i < added; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "new-%ld-%ld", value, i);
+        PrefsNumberRef v = PrefsNumberCreateInt64(i);
+        PrefsSetAppValue(name, v, "com.example.commit");
+        PrefsRelease(v);
+    }
     if (!PrefsAppSynchronize("com.example.commit")) {
         fputs("set_sync: PrefsAppSynchronize failed\n", stderr);
         return 1;
