@@ -244,12 +244,12 @@ extension DomainIndex {
                 }
                 slots[hole] = emptyBucket
             }
-            if !renumbered.isEmpty {
-                for s in 0..<buckets where slots[s] != emptyBucket {
-                    let e = Int(slots[s]) - 1
-                    guard e >= 0, e < n else { return nil }
-                    slots[s] = renumbered[e] + 1
-                }
+            // Every bucket must name an entry; the kept ones get their new numbers.
+            let renumber = !renumbered.isEmpty
+            for s in 0..<buckets where slots[s] != emptyBucket {
+                let e = Int(slots[s]) - 1
+                guard e >= 0, e < n else { return nil }
+                if renumber { slots[s] = renumbered[e] + 1 }
             }
             let placed = data.withUnsafeBytes { d in
                 added.allSatisfy { j in
