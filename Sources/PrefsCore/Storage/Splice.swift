@@ -245,12 +245,28 @@ extension DomainIndex {
                 slots[hole] = emptyBucket
             }
             // Every bucket must name an entry; the kept ones get their new numbers.
-            let renumber = !renumbered.isEmpty
-            for s in 0..<buckets where slots[s] != emptyBucket {
-                let e = Int(slots[s]) - 1
-                guard e >= 0, e < n else { return nil }
-                if renumber { slots[s] = renumbered[e] + 1 }
+            let named = slots.withUnsafeMutableBufferPointer { t -> Bool in
+                // Entry numbers are 1...n; an empty bucket's wraps to the largest.
+                if renumbered.isEmpty {
+                    // Branch-free, so that it vectorizes: x is 0 for an empty bucket.
+                    var bad: UInt32 = 0
+                    let count = UInt32(n)
+                    for v in t {
+                        let x = v &+ 1
+                        bad |= (x != 0 && x &- 2 >= count) ? 1 : 0
+                    }
+                    return bad == 0
+                }
+                return renumbered.withUnsafeBufferPointer { r in
+                    for s in t.indices where t[s] != emptyBucket {
+                        let e = Int(t[s]) - 1
+                        guard e >= 0, e < n else { return false }
+                        t[s] = r[e] + 1
+                    }
+                    return true
+                }
             }
+            guard named else { return nil }
             let placed = data.withUnsafeBytes { d in
                 added.allSatisfy { j in
                     let offset = Int(entries[j * 5]) - newDataStart
