@@ -10,7 +10,9 @@ import Glibc
 /// XML file beside it as made after that file's times (not racy), so that
 /// the lookups and the full decoding behind it are reached. Nothing may
 /// crash or hang; what decodes whole agrees with single lookups where keys
-/// are unique.
+/// are unique. The body is also spliced (a writer's commit) into an XML
+/// file made to fit the entries' text lengths: a splice that is made must
+/// give an index whose every entry a reader finds.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
@@ -40,6 +42,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard (try? FileSystem.replaceCacheFile(index.path, with: file)) != nil else { failure("cannot write the index") }
     guard let contents = index.contents(for: xml, content: { failure("a non-racy index asked for the XML") }) else { return 0 }
     for key in ["", "a", "key0", "FontSize"] { _ = contents.value(forKey: PropertyList.Key(key)) }
+    splice(contents)
     if let all = contents.allValues(), all.values.count == contents.count {
         // Unique keys: each one's lookup finds what the decoding found.
         for (k, v) in all.values.prefix(64) {
@@ -49,6 +52,66 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// Splices a few changes into the index's body and an XML file whose
+/// entries' texts have the lengths the entries give (filler bytes: the
+/// splice copies them, it does not read them).
+private func splice(_ contents: DomainIndex.Contents) {
+    guard let body = contents.rawBody(), contents.buckets <= 1 << 16, contents.entries <= 4096 else { return }
+    var xml = XMLWriter.domainPrefix
+    body.withUnsafeBytes { b in
+        for i in 0..<contents.entries {
+            let at = contents.buckets * 4 + i * DomainIndex.entrySize
+            guard at + DomainIndex.entrySize <= b.count else { return }
+            let text = Int(DomainIndex.load32(b, at + 12))
+            guard text <= 1 << 16, xml.count < 1 << 22 else { return }
+            xml += repeatElement(UInt8(ascii: "x"), count: text)
+        }
+    }
+    xml += contents.entries == 0 ? [] : XMLWriter.domainSuffix
+    if contents.entries == 0 { xml = XMLWriter.emptyDomain }
+    let changes: [PropertyList.Key: PropertyList?] = ["": .some(1), "a": .some("b"), "key0": nil, "FontSize": .some(.array([1]))]
+    guard
+        let new = DomainIndex.splice(
+            old: body, entries: contents.entries, buckets: contents.buckets, xml: xml, changes: changes)
+    else { return }
+    guard new.xml.starts(with: XMLWriter.header) else { failure("a splice lost the XML header") }
+    // With the old keys in order and unique, a reader finds each key set
+    // and not the one removed.
+    let ordered = body.withUnsafeBytes { b -> Bool in
+        var previous: UnsafeRawBufferPointer? = nil
+        for i in 0..<contents.entries {
+            let at = contents.buckets * 4 + i * DomainIndex.entrySize
+            let offset = Int(DomainIndex.load32(b, at)), length = Int(DomainIndex.load32(b, at + 4))
+            let key = UnsafeRawBufferPointer(rebasing: b[offset..<offset + length])
+            if let p = previous, !p.lexicographicallyPrecedes(key) { return false }
+            previous = key
+        }
+        return true
+    }
+    guard ordered else { return }
+    new.body.withUnsafeBytes { b in
+        let mask = new.buckets - 1
+        for (key, value) in changes {
+            var bucket = key.withBytes { Int(truncatingIfNeeded: ContentHash.of($0)) } & mask
+            var found = false
+            for _ in 0...mask {
+                let slot = DomainIndex.load32(b, bucket * 4)
+                if slot == DomainIndex.emptyBucket { break }
+                guard slot >= 1, Int(slot) <= new.entries else { failure("a spliced bucket names no entry") }
+                let at = new.buckets * 4 + (Int(slot) - 1) * DomainIndex.entrySize
+                let offset = Int(DomainIndex.load32(b, at)), length = Int(DomainIndex.load32(b, at + 4))
+                guard offset + length <= b.count else { failure("a spliced entry's key is out of bounds") }
+                if key.withBytes({ UnsafeRawBufferPointer(rebasing: b[offset..<offset + length]).elementsEqual($0) }) {
+                    found = true
+                    break
+                }
+                bucket = (bucket + 1) & mask
+            }
+            if found != (value != nil) { failure("after a splice, \(key.string) is \(found ? "found" : "missing")") }
+        }
+    }
 }
 
 /// A private directory for this process's index file.

@@ -168,7 +168,7 @@ struct DomainIndexTests {
             let bodyStart = DomainIndex.headerSize + path.utf8.count
             let buckets = Int(bytes[116]) | Int(bytes[117]) << 8
             // "Other" is the second entry: its value's tag becomes unknown.
-            let at = bodyStart + buckets * 4 + 16
+            let at = bodyStart + buckets * 4 + DomainIndex.entrySize
             let offset = Int(bytes[at]) | Int(bytes[at + 1]) << 8
             bytes[bodyStart + offset + Int(bytes[at + 4])] = 99
             try Data(bytes).write(to: URL(fileURLWithPath: indexPath))

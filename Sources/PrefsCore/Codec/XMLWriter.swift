@@ -34,22 +34,59 @@ struct XMLWriter {
     /// the XML format writes. Throws what no format can hold (nesting,
     /// sizes the reader refuses).
     static func writeDomain(_ entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8]? {
+        try writeDomainWithSpans(entries)?.bytes
+    }
+
+    /// As ``writeDomain(_:)``, with the length in bytes of each entry's
+    /// text (its key's line and its value's lines), in order: the entries
+    /// follow ``domainPrefix`` one after another, then ``domainSuffix``
+    /// (``emptyDomain`` when there are none).
+    static func writeDomainWithSpans(
+        _ entries: [(key: PropertyList.Key, value: PropertyList)]
+    ) throws(PrefsError) -> (bytes: [UInt8], spans: [UInt32])? {
         var depth = 1
         for e in entries where e.value.depth + 1 > depth { depth = e.value.depth + 1 }
         let top = PropertyList(container: .dictionary([:]), depth: depth, minimumXMLSize: 0)
         do throws(Failure) {
-            return try encode(top, order: entries)
+            var spans: [UInt32] = []
+            spans.reserveCapacity(entries.count)
+            let bytes = try encode(top, order: entries, spans: &spans)
+            return (bytes, spans)
         } catch {
             if error.binaryOnly { return nil }
             throw error.error
         }
     }
 
+    /// What a domain file of at least one entry holds before its first
+    /// entry and after its last, and the whole of one of none.
+    static let domainPrefix = header + Array("<dict>\n".utf8)
+    static let domainSuffix = Array("</dict>\n".utf8) + footer
+    static let emptyDomain = header + Array("<dict/>\n".utf8) + footer
+
+    /// The text of one entry of a domain file, as ``writeDomain(_:)``
+    /// writes it there; `nil` when the value is one only the binary format
+    /// carries. Throws what no format can hold.
+    static func domainEntry(_ key: PropertyList.Key, _ value: PropertyList) throws(PrefsError) -> [UInt8]? {
+        guard value.depth + 1 < PropertyList.maxNesting else {
+            throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
+        }
+        var w = XMLWriter()
+        do throws(Failure) {
+            try w.appendEntry(key, value, indent: 0)
+        } catch {
+            if error.binaryOnly { return nil }
+            throw error.error
+        }
+        return w.out
+    }
+
     /// Whether the XML format carries `value`, or only the binary one does
     /// (see ``writeDomain(_:)``); throws what neither format holds.
     static func carries(_ value: PropertyList) throws(PrefsError) -> Bool {
         do throws(Failure) {
-            _ = try encode(value, order: nil)
+            var spans: [UInt32] = []
+            _ = try encode(value, order: nil, spans: &spans)
             return true
         } catch {
             if error.binaryOnly { return false }
@@ -58,10 +95,13 @@ struct XMLWriter {
     }
 
     private static func write(_ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?) throws(PrefsError) -> [UInt8] {
-        do throws(Failure) { return try encode(value, order: order) } catch { throw error.error }
+        var spans: [UInt32] = []
+        do throws(Failure) { return try encode(value, order: order, spans: &spans) } catch { throw error.error }
     }
 
-    private static func encode(_ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?) throws(Failure) -> [UInt8] {
+    private static func encode(
+        _ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?, spans: inout [UInt32]
+    ) throws(Failure) -> [UInt8] {
         guard value.depth < PropertyList.maxNesting else {
             throw Failure(base: PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it"))
         }
@@ -72,7 +112,17 @@ struct XMLWriter {
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
         if let order {
-            try w.appendDictionary(isEmpty: order.isEmpty, order.lazy.map { ($0.key, $0.value) }, indent: 0)
+            if order.isEmpty {
+                w.literal("<dict/>\n")
+            } else {
+                w.literal("<dict>\n")
+                for (key, value) in order {
+                    let start = w.out.count
+                    try w.appendEntry(key, value, indent: 0)
+                    spans.append(UInt32(truncatingIfNeeded: w.out.count - start))
+                }
+                w.literal("</dict>\n")
+            }
         } else {
             try w.append(value, indent: 0)
         }
@@ -189,18 +239,21 @@ struct XMLWriter {
     ) throws(Failure) {
         if isEmpty { literal("<dict/>\n"); return }
         literal("<dict>\n")
-        for (key, value) in sorted {
-            tabs(indent + 1)
-            literal("<key>")
-            do throws(Failure) {
-                try Self.checkTextLength(key.string.utf8.count, "a key")
-                try escaped(key.string, what: "key")
-            } catch { throw error.at(".\(key.string.prefix(100))") }
-            literal("</key>\n")
-            do throws(Failure) { try append(value, indent: indent + 1) } catch { throw error.at(".\(key.string.prefix(100))") }
-        }
+        for (key, value) in sorted { try appendEntry(key, value, indent: indent) }
         tabs(indent)
         literal("</dict>\n")
+    }
+
+    /// Appends one entry of a dictionary written at `indent`.
+    private mutating func appendEntry(_ key: PropertyList.Key, _ value: PropertyList, indent: Int) throws(Failure) {
+        tabs(indent + 1)
+        literal("<key>")
+        do throws(Failure) {
+            try Self.checkTextLength(key.string.utf8.count, "a key")
+            try escaped(key.string, what: "key")
+        } catch { throw error.at(".\(key.string.prefix(100))") }
+        literal("</key>\n")
+        do throws(Failure) { try append(value, indent: indent + 1) } catch { throw error.at(".\(key.string.prefix(100))") }
     }
 
     /// Appends `s` with `&`, `<`, `>` escaped and CR as `&#13;`; refuses

@@ -85,6 +85,9 @@ final class Domain: @unchecked Sendable {
         }
     }
 
+    /// Whether the last ``commit()`` that wrote was spliced.
+    private(set) var lastWriteSpliced = false
+
     /// Whether the last ``commit()`` met a file other than the one this
     /// process last read or wrote: its values then took in others' changes.
     private(set) var commitMetChanges = false
@@ -331,8 +334,14 @@ final class Domain: @unchecked Sendable {
     /// control character); else XML, unless a value is one only the binary
     /// format carries, which makes the file binary.
     static func encode(_ entries: [Entry], binary: Bool) throws(PrefsError) -> [UInt8] {
-        if !binary, let xml = try XMLWriter.writeDomain(entries) { return xml }
-        return try BinaryWriter.write(dictionaryEntries: entries)
+        try encodeWithSpans(entries, binary: binary).bytes
+    }
+
+    /// As ``encode(_:binary:)``, with the length of each entry's text when
+    /// the file is XML (see ``XMLWriter/writeDomainWithSpans(_:)``).
+    static func encodeWithSpans(_ entries: [Entry], binary: Bool) throws(PrefsError) -> (bytes: [UInt8], spans: [UInt32]?) {
+        if !binary, let xml = try XMLWriter.writeDomainWithSpans(entries) { return (xml.bytes, xml.spans) }
+        return (try BinaryWriter.write(dictionaryEntries: entries), nil)
     }
 
     /// Records a change made by this process; reads see it at once.
@@ -370,6 +379,14 @@ final class Domain: @unchecked Sendable {
     /// belong to this user or root; a file that is not a regular one is
     /// refused. On failure nothing on disk changes and the changes stay
     /// pending.
+    ///
+    /// When the file is XML and its index is current for it, the write is
+    /// spliced (``DomainIndex/splice(old:entries:buckets:xml:changes:)``):
+    /// the unchanged entries are copied from the bytes they have in the
+    /// file and the index, only the changed ones are formatted, and the
+    /// domain is then read through the new index (unless this process
+    /// already holds all its values): the cost follows the change, not the
+    /// domain. Any other file is written whole.
     func commit() throws(PrefsError) -> PrefsError? {
         guard !pending.isEmpty else { return nil }
         let target = try FileSystem.resolvingLinks(path, ownedBy: ProcessEnvironment.trustedOwners)
@@ -399,6 +416,10 @@ final class Domain: @unchecked Sendable {
                         same = source.matches(file.stamp, bytes!)
                     }
                 }
+                if let index {
+                    if bytes == nil { bytes = try file.readAll() }
+                    if try spliced(bytes!, file.stamp, index: index, target: target, mode: mode, same: same) { return }
+                }
                 if same {
                     stored = values
                     base = order
@@ -421,12 +442,12 @@ final class Domain: @unchecked Sendable {
             for (k, change) in pending { stored[k] = change }
             var entries = base.map { Domain.merging(pending, into: $0) } ?? stored.sortedByKey()
             if entries.count != stored.count { entries = stored.sortedByKey() }
-            let bytes = try Domain.encode(entries, binary: binary)
+            let (bytes, spans) = try Domain.encodeWithSpans(entries, binary: binary)
             FileSystem.removeLeftoverTemporaries(of: target)
             let written = try FileSystem.replaceAtomically(target, with: bytes, mode: mode)
             FaultInjection.crash(at: "before-index")
-            if let record = index?.save(entries, written: written, bytes: bytes) {
-                source = Source(record)
+            if let contents = index?.save(entries, spans: spans, written: written, bytes: bytes) {
+                source = Source(contents.record)
             } else {
                 // Without an index, no time is known to be after the
                 // rename: the next write reads the file and compares.
@@ -436,6 +457,7 @@ final class Domain: @unchecked Sendable {
             }
             order = entries
             commitMetChanges = metChanges
+            lastWriteSpliced = false
             pending = [:]
             materialized = stored
             indexed = nil
@@ -444,5 +466,46 @@ final class Domain: @unchecked Sendable {
             loaded = true
         }
         return note
+    }
+
+    /// Writes the pending changes spliced into `bytes`, the file at
+    /// `target` now (`stamp`), when its index is current for it and the
+    /// splice applies; returns whether it wrote. `same`: whether the file
+    /// is the one this process last read or wrote. Called by ``commit()``
+    /// under the directory lock.
+    private func spliced(
+        _ bytes: [UInt8], _ stamp: FileSystem.Stamp, index: DomainIndex, target: String, mode: mode_t, same: Bool
+    ) throws(PrefsError) -> Bool {
+        guard !bytes.withUnsafeBytes({ BinaryReader.looksBinary($0) }),
+            let old = index.contents(for: stamp, content: { bytes }), let raw = old.rawBody(),
+            let new = DomainIndex.splice(old: raw, entries: old.entries, buckets: old.buckets, xml: bytes, changes: pending)
+        else { return false }
+        FileSystem.removeLeftoverTemporaries(of: target)
+        let written = try FileSystem.replaceAtomically(target, with: new.xml, mode: mode)
+        FaultInjection.crash(at: "before-index")
+        let contents = index.save(body: new.body, entries: new.entries, buckets: new.buckets, written: written, bytes: new.xml)
+        pending = [:]
+        order = nil
+        // Values this process holds stay right only when the file was its
+        // own (they have the changes applied); else reads go through the
+        // new index, or the new file is parsed when it has none.
+        if !(same && materialized != nil) {
+            materialized = nil
+            indexed = contents
+            if contents == nil { rebuild(from: (try? Domain.decode(new.xml, path: target)) ?? [:]) }
+        }
+        if let contents {
+            source = Source(contents.record)
+        } else {
+            var now = (try? FileSystem.stamp(target)) ?? written
+            if now.inode != written.inode { now = written }
+            source = Source(stamp: now, since: nil, key: .process, digest: SipHash(new.xml, key: .process))
+        }
+        commitMetChanges = !same
+        lastWriteSpliced = true
+        self.stamp = try? FileSystem.stamp(target)
+        problem = nil
+        loaded = true
+        return true
     }
 }

@@ -12,7 +12,7 @@ import Glibc
 /// | at | bytes | what |
 /// |---|---|---|
 /// | 0 | 8 | `prefsidx` |
-/// | 8 | 4 | format version (4) |
+/// | 8 | 4 | format version (5) |
 /// | 12 | 4 | length of the domain file's path |
 /// | 16 | 8 × 6 | the XML file's identity when the index was made: device, inode, size, modification time (seconds, nanoseconds), change time (nanoseconds) |
 /// | 64 | 8 | when the index was made, by the clock of the file system's times (nanoseconds) |
@@ -23,15 +23,21 @@ import Glibc
 /// | 120 | 8 | ``ContentHash`` of the 120 bytes before and the path |
 /// | 128 | n | the domain file's path; the body starts after it |
 /// | body | 4 × buckets | per bucket, 1 + the index of an entry, or `FFFFFFFF` when empty |
-/// | | 16 × entries | per entry: offset (from the body's start) of its key, which its value follows; length of the key; of the value; a check |
+/// | | 20 × entries | per entry: offset (from the body's start) of its key, which its value follows; length of the key; of the value; of its text in the XML file (0 when unknown); a check |
 /// | | rest | keys (UTF-8) and values (see ``Contents/decodeValue(_:)``) |
 ///
 /// Entries are in the order of the keys' bytes, the order the XML file
 /// lists them in, so that a writer that reads another's index need not sort.
+/// Their keys and values follow one another in that order too. When the
+/// file is XML written by this library, each entry records the length of
+/// its text there: the entries' texts follow ``XMLWriter/domainPrefix``
+/// one after another, so that a writer copies the unchanged ones instead
+/// of formatting them again (see ``splice(_:xml:)``); 0 in every entry
+/// otherwise (a binary file).
 /// A key's bucket is its ``ContentHash`` modulo the bucket count, then the
 /// next ones in turn (open addressing). An entry's check is the low 32 bits
-/// of the ``ContentHash`` of its key and value bytes mixed with its number,
-/// with the lowest bit set, so that damage (a crash's zero-filled block, a
+/// of the ``ContentHash`` of its key and value bytes mixed with its number
+/// and its text's length, with the lowest bit set, so that damage (a crash's zero-filled block, a
 /// flipped bit) reads as damage: a bucket of 0, an entry of zeros.
 ///
 /// **When an index is used.** It must be a regular file of this user, not
@@ -65,9 +71,12 @@ struct DomainIndex {
     let path: String
 
     static let magic: [UInt8] = Array("prefsidx".utf8)
-    /// 4: the file's identity in the header, and UIDs as values of their
-    /// own (earlier indexes are ignored until the next write).
-    static let version: UInt32 = 4
+    /// 5: the length of each entry's XML text (4: the file's identity in
+    /// the header, and UIDs as values of their own). Earlier indexes are
+    /// ignored until the next write.
+    static let version: UInt32 = 5
+    /// The bytes of one entry in the entry table.
+    static let entrySize = 20
     static let headerSize = 128
     static let emptyBucket: UInt32 = 0xFFFF_FFFF
 
@@ -139,7 +148,7 @@ struct DomainIndex {
         let bodyStart = head.count
         let body = parsed.length - bodyStart
         let (entries, buckets) = (parsed.entries, parsed.buckets)
-        guard buckets > 0, buckets & (buckets - 1) == 0, entries < buckets, buckets * 4 + entries * 16 <= body,
+        guard buckets > 0, buckets & (buckets - 1) == 0, entries < buckets, buckets * 4 + entries * Self.entrySize <= body,
             record.stamp.sameIdentity(xml)
         else { return nil }
         if record.isRacy || record.clockDevice != xml.device {
@@ -161,10 +170,10 @@ struct DomainIndex {
         let record: Record
         private let body: Int
         private let length: Int
-        private let entries: Int
-        private let buckets: Int
+        let entries: Int
+        let buckets: Int
 
-        fileprivate init(descriptor: Int32, record: Record, body: Int, length: Int, entries: Int, buckets: Int) {
+        init(descriptor: Int32, record: Record, body: Int, length: Int, entries: Int, buckets: Int) {
             self.descriptor = descriptor
             self.record = record
             self.body = body
@@ -190,16 +199,19 @@ struct DomainIndex {
         func value(forKey key: PropertyList.Key) -> Found {
             key.withBytes { k -> Found in
                 var bucket = Int(truncatingIfNeeded: ContentHash.of(k)) & (buckets - 1)
-                var entry = [UInt8](repeating: 0, count: 16)
+                var entry = [UInt8](repeating: 0, count: DomainIndex.entrySize)
                 var slot = [UInt8](repeating: 0, count: 4)
                 for _ in 0..<buckets {
                     guard DomainIndex.pread(descriptor, &slot, body + bucket * 4) else { return .corrupt }
                     let s = slot.withUnsafeBytes { DomainIndex.load32($0, 0) }
                     if s == DomainIndex.emptyBucket { return .absent }
-                    guard s >= 1, Int(s) <= entries, DomainIndex.pread(descriptor, &entry, body + buckets * 4 + (Int(s) - 1) * 16)
+                    guard s >= 1, Int(s) <= entries, DomainIndex.pread(descriptor, &entry, body + buckets * 4 + (Int(s) - 1) * DomainIndex.entrySize)
                     else { return .corrupt }
-                    let (offset, keyLength, valueLength, check) = entry.withUnsafeBytes {
-                        (Int(DomainIndex.load32($0, 0)), Int(DomainIndex.load32($0, 4)), Int(DomainIndex.load32($0, 8)), DomainIndex.load32($0, 12))
+                    let (offset, keyLength, valueLength, xmlLength, check) = entry.withUnsafeBytes {
+                        (
+                            Int(DomainIndex.load32($0, 0)), Int(DomainIndex.load32($0, 4)), Int(DomainIndex.load32($0, 8)),
+                            DomainIndex.load32($0, 12), DomainIndex.load32($0, 16)
+                        )
                     }
                     guard offset <= length - body, keyLength <= length - body - offset, valueLength <= length - body - offset - keyLength
                     else { return .corrupt }
@@ -208,7 +220,7 @@ struct DomainIndex {
                         var bytes = [UInt8](repeating: 0, count: keyLength + valueLength)
                         guard DomainIndex.pread(descriptor, &bytes, body + offset) else { return .corrupt }
                         let found = bytes.withUnsafeBytes { b -> Found? in
-                            guard DomainIndex.check(b, entry: Int(s) - 1) == check else { return .corrupt }
+                            guard DomainIndex.check(b, entry: Int(s) - 1, xmlLength: xmlLength) == check else { return .corrupt }
                             guard k.count == 0 || memcmp(b.baseAddress!, k.baseAddress!, k.count) == 0 else { return nil }
                             guard let v = Contents.decodeValue(UnsafeRawBufferPointer(rebasing: b[keyLength...])) else { return .corrupt }
                             return .value(v)
@@ -226,20 +238,19 @@ struct DomainIndex {
         /// `nil` when the file cannot be read or an entry is not what this
         /// library writes.
         func allValues() -> (values: PropertyListDictionary, order: [(key: PropertyList.Key, value: PropertyList)]?)? {
-            var all = [UInt8](repeating: 0, count: length - body)
-            guard DomainIndex.pread(descriptor, &all, body) else { return nil }
+            guard let all = rawBody() else { return nil }
             return all.withUnsafeBytes { b -> (PropertyListDictionary, [(key: PropertyList.Key, value: PropertyList)]?)? in
                 var out = PropertyListDictionary(minimumCapacity: entries)
                 var order: [(key: PropertyList.Key, value: PropertyList)]? = []
                 order!.reserveCapacity(entries)
                 var previous: UnsafeRawBufferPointer? = nil
                 for i in 0..<entries {
-                    let at = buckets * 4 + i * 16
+                    let at = buckets * 4 + i * DomainIndex.entrySize
                     let offset = Int(DomainIndex.load32(b, at)), keyLength = Int(DomainIndex.load32(b, at + 4))
                     let valueLength = Int(DomainIndex.load32(b, at + 8))
                     guard offset <= b.count, keyLength <= b.count - offset, valueLength <= b.count - offset - keyLength else { return nil }
                     let both = UnsafeRawBufferPointer(rebasing: b[offset..<offset + keyLength + valueLength])
-                    guard DomainIndex.check(both, entry: i) == DomainIndex.load32(b, at + 12),
+                    guard DomainIndex.check(both, entry: i, xmlLength: DomainIndex.load32(b, at + 12)) == DomainIndex.load32(b, at + 16),
                         let value = Contents.decodeValue(UnsafeRawBufferPointer(rebasing: both[keyLength...]))
                     else { return nil }
                     let k = UnsafeRawBufferPointer(rebasing: both[0..<keyLength])
@@ -251,6 +262,18 @@ struct DomainIndex {
                 }
                 return (out, order)
             }
+        }
+
+        /// The index's body (bucket table, entry table, keys and values) as
+        /// it is in the file; `nil` when it cannot be read.
+        func rawBody() -> [UInt8]? {
+            // Not zero-filled first: every byte is read into, or none is returned.
+            var ok = false
+            let all = [UInt8](unsafeUninitializedCapacity: length - body) { buffer, count in
+                ok = DomainIndex.pread(descriptor, UnsafeMutableRawBufferPointer(buffer), body)
+                count = ok ? buffer.count : 0
+            }
+            return ok ? all : nil
         }
 
         /// A value's encoding: a tag byte, then 1 string (UTF-8), 2 integer
@@ -323,22 +346,34 @@ struct DomainIndex {
     /// file systems with fine-grained times give one) *before* the XML's
     /// identity is taken, so any change of the XML after that identity was
     /// taken gets a later change time than the index records.
+    ///
+    /// `spans` are the lengths of the entries' texts in an XML file
+    /// (``XMLWriter/writeDomainWithSpans(_:)``), `nil` for a binary one.
     @discardableResult
     func save(
-        _ values: [(key: PropertyList.Key, value: PropertyList)], written: FileSystem.Stamp, bytes: [UInt8]
-    ) -> Record? {
-        guard let body = Self.body(values) else {
+        _ values: [(key: PropertyList.Key, value: PropertyList)], spans: [UInt32]?, written: FileSystem.Stamp, bytes: [UInt8]
+    ) -> Contents? {
+        guard let body = Self.body(values, spans: spans) else {
             remove()
             return nil
         }
+        return save(body: body.data, entries: values.count, buckets: body.buckets, written: written, bytes: bytes)
+    }
+
+    /// As ``save(_:spans:written:bytes:)``, with the body already made
+    /// (``splice(_:xml:)``): the index opened, or `nil` when none was written.
+    func save(body: [UInt8], entries: Int, buckets: Int, written: FileSystem.Stamp, bytes: [UInt8]) -> Contents? {
         let dir = FileSystem.parent(of: path)
         guard (try? FileSystem.makeDirectories(dir, mode: 0o700)) != nil, Self.isOwnPrivateDirectory(dir) else { return nil }
         let temp = FileSystem.temporaryPath(for: path)
-        guard let fd = try? SystemCall.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) else { return nil }
+        // Read and write: once renamed, the same descriptor serves lookups.
+        guard let fd = try? SystemCall.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) else { return nil }
         var done = false
         defer {
-            SystemCall.close(fd)
-            if !done { try? SystemCall.unlink(temp) }
+            if !done {
+                SystemCall.close(fd)
+                try? SystemCall.unlink(temp)
+            }
         }
         // The clock: stat the new file, change it, stat it again.
         guard (try? SystemCall.fstat(fd)) != nil, (try? FileSystem.writeAll(fd, Self.magic)) != nil, let st = try? SystemCall.fstat(fd)
@@ -359,38 +394,43 @@ struct DomainIndex {
         }
         let pathBytes = Array(domainPath.utf8)
         var out = [UInt8]()
-        out.reserveCapacity(Self.headerSize + pathBytes.count + body.data.count)
+        out.reserveCapacity(Self.headerSize + pathBytes.count + body.count)
         Self.append32(Self.version, &out)
         Self.append32(UInt32(pathBytes.count), &out)
         for v in [now.device, now.inode, UInt64(bitPattern: now.size), UInt64(bitPattern: now.mtimeSeconds)] { Self.append64(v, &out) }
         for v in [now.mtimeNanoseconds, now.ctimeNanoseconds, made] { Self.append64(UInt64(bitPattern: v), &out) }
         for v in [record.key.k0, record.key.k1, record.digest?.h0 ?? 0, record.digest?.h1 ?? 0] { Self.append64(v, &out) }
-        Self.append64(UInt64(Self.headerSize + pathBytes.count + body.data.count), &out)
-        Self.append32(UInt32(values.count), &out)
-        Self.append32(UInt32(body.buckets), &out)
+        let length = Self.headerSize + pathBytes.count + body.count
+        Self.append64(UInt64(length), &out)
+        Self.append32(UInt32(entries), &out)
+        Self.append32(UInt32(buckets), &out)
         let check = (Self.magic + out).withUnsafeBytes { Self.headerCheck($0, path: pathBytes) }
         Self.append64(check, &out)
         out += pathBytes
-        out += body.data
-        guard (try? FileSystem.writeAll(fd, out)) != nil, (try? SystemCall.rename(temp, path)) != nil else {
+        // Header and body in one write, without copying the body.
+        let bodyStart = out.count
+        guard (try? FileSystem.writeAll(fd, out)) != nil, (try? FileSystem.writeAll(fd, body)) != nil,
+            (try? SystemCall.rename(temp, path)) != nil
+        else {
             remove()
             return nil
         }
         done = true
-        return record
+        return Contents(descriptor: fd, record: record, body: bodyStart + Self.magic.count, length: length, entries: entries, buckets: buckets)
     }
 
     /// The body of an index of `values`, and its bucket count; `nil` when
     /// a value cannot be encoded or the body would not fit 32-bit offsets.
-    private static func body(_ values: [(key: PropertyList.Key, value: PropertyList)]) -> (data: [UInt8], buckets: Int)? {
-        var buckets = 8
-        while buckets < values.count * 2 { buckets *= 2 }
+    static func body(
+        _ values: [(key: PropertyList.Key, value: PropertyList)], spans: [UInt32]?
+    ) -> (data: [UInt8], buckets: Int)? {
+        let buckets = bucketCount(values.count)
         guard buckets <= Int(UInt32.max) else { return nil }
         var table = [UInt32](repeating: emptyBucket, count: buckets)
         var entries = [UInt32]()
-        entries.reserveCapacity(values.count * 4)
+        entries.reserveCapacity(values.count * 5)
         var data = [UInt8]()
-        let dataStart = buckets * 4 + values.count * 16
+        let dataStart = buckets * 4 + values.count * entrySize
         for (i, (key, value)) in values.enumerated() {
             let start = data.count
             let keyLength = key.withBytes { k -> Int in
@@ -401,10 +441,12 @@ struct DomainIndex {
                 return k.count
             }
             guard Contents.encodeValue(value, &data) else { return nil }
-            let sum = data.withUnsafeBytes { Self.check(UnsafeRawBufferPointer(rebasing: $0[start...]), entry: i) }
+            let xmlLength = spans?[i] ?? 0
+            let sum = data.withUnsafeBytes { Self.check(UnsafeRawBufferPointer(rebasing: $0[start...]), entry: i, xmlLength: xmlLength) }
             entries.append(UInt32(truncatingIfNeeded: dataStart + start))
             entries.append(UInt32(keyLength))
             entries.append(UInt32(truncatingIfNeeded: data.count - start - keyLength))
+            entries.append(xmlLength)
             entries.append(sum)
         }
         guard dataStart + data.count <= Int(UInt32.max) else { return nil }
@@ -419,10 +461,31 @@ struct DomainIndex {
         return (body, buckets)
     }
 
-    /// An entry's check: its key and value bytes and its number, hashed,
-    /// never 0.
-    fileprivate static func check(_ bytes: UnsafeRawBufferPointer, entry: Int) -> UInt32 {
-        UInt32(truncatingIfNeeded: ContentHash.of(bytes) ^ (UInt64(entry) &* 0x9E37_79B9_7F4A_7C15)) | 1
+    /// The number of buckets of an index of `count` entries: a power of
+    /// two, at least twice the entries.
+    static func bucketCount(_ count: Int) -> Int {
+        var buckets = 8
+        while buckets < count * 2 { buckets *= 2 }
+        return buckets
+    }
+
+    /// An entry's check: its key and value bytes, its number and the length
+    /// of its XML text, hashed, never 0. The number and the length are
+    /// mixed in last, so that an entry moved or given another text length
+    /// gets its new check from the old one (``moved(_:from:to:)``).
+    static func check(_ bytes: UnsafeRawBufferPointer, entry: Int, xmlLength: UInt32) -> UInt32 {
+        UInt32(truncatingIfNeeded: ContentHash.of(bytes)) ^ mix(entry: entry, xmlLength: xmlLength) | 1
+    }
+
+    /// The check of an entry of check `check` and number `from` once it
+    /// is number `to`, its bytes and text unchanged.
+    static func moved(_ check: UInt32, from: Int, to: Int) -> UInt32 {
+        check ^ mix(entry: from, xmlLength: 0) ^ mix(entry: to, xmlLength: 0) | 1
+    }
+
+    @inline(__always)
+    private static func mix(entry: Int, xmlLength: UInt32) -> UInt32 {
+        UInt32(truncatingIfNeeded: UInt64(entry) &* 0x9E37_79B9_7F4A_7C15) ^ (xmlLength &* 0x85EB_CA6B)
     }
 
     /// The check of a header: its first 120 bytes, and the path after them
@@ -440,8 +503,19 @@ struct DomainIndex {
     }
 
     /// Reads `buffer.count` bytes of `fd` at `offset` into `buffer`.
-    fileprivate static func pread(_ fd: Int32, _ buffer: inout [UInt8], _ offset: Int) -> Bool {
-        (try? FileSystem.readFully(fd, &buffer, at: offset)) == buffer.count
+    static func pread(_ fd: Int32, _ buffer: inout [UInt8], _ offset: Int) -> Bool {
+        buffer.withUnsafeMutableBytes { pread(fd, $0, offset) }
+    }
+
+    /// Reads `buffer.count` bytes of `fd` at `offset` into `buffer`.
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            guard let n = try? SystemCall.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + done), n > 0
+            else { return false }
+            done += n
+        }
+        return true
     }
 
     /// Whether `dir` is a directory of this user that nobody else can write.
@@ -450,7 +524,7 @@ struct DomainIndex {
         return (st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == geteuid() && st.st_mode & 0o022 == 0
     }
 
-    fileprivate static func load32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+    static func load32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
         UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt32.self))
     }
     private static func load64(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {

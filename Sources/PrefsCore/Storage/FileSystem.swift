@@ -281,6 +281,7 @@ package enum FileSystem {
             do { try SystemCall.fsync(fd) } catch { throw error.io("cannot flush", temp) }
             do { written = try SystemCall.fstat(fd) } catch { throw error.io("cannot examine", temp) }
         }
+        FaultInjection.crash(at: "before-rename")
         do { try SystemCall.rename(temp, path) } catch { throw error.io("cannot replace", path) }
         ok = true
         flushDirectory(parent(of: path))

@@ -231,9 +231,16 @@ extension PreferencesStore {
         }
     }
 
+    /// The domain loaded from `path`, if any (for tests).
+    func domainForTesting(_ path: String) -> Domain? {
+        withLocked { (s: inout State) in s.domains[path] }
+    }
+
     func refreshAll(_ app: String, _ s: inout State) {
         var changed = false
-        for layer in view(app, &s).layers {
+        // The layers only: building the merged view here would decode every
+        // value of a domain read through its index, which reads do lazily.
+        for layer in searchView(app, &s).layers {
             switch layer {
             case .file(let p), .managed(let p): if let d = s.domains[p], reload(d, &s) { changed = true }
             case .schema(let a):

@@ -242,10 +242,13 @@ package final class PreferencesStore: @unchecked Sendable {
     package func problems(application app: String) throws(PrefsError) -> [PrefsError] {
         let app = try Self.canonicalApplication(app)
         return withLocked { s in
-            let v = fullView(app, &s)
+            // Every layer's file read, but no merged view built: that would
+            // decode every value of a domain read through its index.
+            let v = searchView(app, &s)
+            loadSchema(v, &s)
             return v.layers.compactMap { layer -> PrefsError? in
                 switch layer {
-                case .file(let p), .managed(let p): return s.domains[p]?.problem
+                case .file(let p), .managed(let p): return domain(p, &s).problem
                 case .schema(let a): return s.schemas[a]?.problem
                 default: return nil
                 }
