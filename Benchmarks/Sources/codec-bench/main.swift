@@ -17,6 +17,10 @@
 //                                       binary (or XML) file, COUNT rounds: medians
 //                                       from a fresh heap, from each reader's
 //                                       own garbage and from the other's
+//   codec-bench binary split PATH COUNT
+//                                       libprefs against libplist alternating,
+//                                       each run from a fresh heap: median CPU
+//                                       time to parse, to free, and both
 //   codec-bench binary loop WHO PATH COUNT
 //                                       parse a binary file COUNT times (for
 //                                       callgrind); WHO: prefs libplist none
@@ -122,6 +126,42 @@ if arguments.first == "binary" {
                     + "(CPU \(duration(t[1].cpu.median))), vs libplist \(String(format: "%.3f×", t[1].wall.median / t[0].wall.median)) wall, "
                     + "\(String(format: "%.3f×", t[1].cpu.median / t[0].cpu.median)) CPU")
         }
+        exit(0)
+    }
+    if arguments.count == 4, arguments[1] == "split", let bytes = readFile(arguments[2]), let reps = Int(arguments[3]) {
+        // libprefs and libplist alternating on one binary file, each run from
+        // a fresh heap: the thread's CPU time (user + system) to parse, to
+        // free the value, and both, as medians.
+        let bodies: [(String, () -> AnyObject)] = [
+            ("libprefs", { try! PropertyList.parse(bytes) }),
+            ("libplist", { PlistTree(binary: bytes)! }),
+        ]
+        var parse = [[UInt64]](repeating: [], count: 2), free = parse, both = parse
+        for round in 0..<(reps + 1) {
+            for k in 0..<2 {
+                let i = (k + round) % 2
+                _ = mallocTrim(0)
+                let c0 = cpuNow()
+                var value: AnyObject? = bodies[i].1()
+                let c1 = cpuNow()
+                value = nil
+                let c2 = cpuNow()
+                precondition(value == nil)
+                if round > 0 {
+                    parse[i].append(c1 - c0)
+                    free[i].append(c2 - c1)
+                    both[i].append(c2 - c0)
+                }
+            }
+        }
+        print("\(arguments[2]): \(reps) runs each, alternating, fresh heap, load \(loadAverage())")
+        for i in 0..<2 {
+            print(
+                "  \(bodies[i].0): parse \(duration(Stats(samples: parse[i]).median)), free \(duration(Stats(samples: free[i]).median)), "
+                    + "parse and free \(duration(Stats(samples: both[i]).median)) (CPU medians)")
+        }
+        let ratio = { (x: [[UInt64]]) in String(format: "%.3f", Stats(samples: x[0]).median / Stats(samples: x[1]).median) }
+        print("  libprefs / libplist: parse \(ratio(parse)), free \(ratio(free)), parse and free \(ratio(both))")
         exit(0)
     }
     if arguments.count == 3, arguments[1] == "profile", let count = Int(arguments[2]) {
