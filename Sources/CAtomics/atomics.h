@@ -1,5 +1,6 @@
 /* Atomic operations on memory Swift did not allocate (a shared mapping of a
- * file), which Swift's Synchronization module cannot address. */
+ * file), which Swift's Synchronization module cannot address; and a
+ * prefetch, which Swift has no name for. */
 #ifndef PREFS_CATOMICS_H
 #define PREFS_CATOMICS_H
 
@@ -15,6 +16,13 @@ static inline uint64_t prefs_atomic_load(const uint64_t *p)
 static inline uint64_t prefs_atomic_increment(uint64_t *p)
 {
     return __atomic_add_fetch(p, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Asks for the cache line at `p` ahead of a write to it (a prefetch: no
+ * fault, no effect on what the program computes). */
+static inline void prefs_prefetch_for_write(const void *p)
+{
+    __builtin_prefetch(p, 1, 3);
 }
 
 #endif
