@@ -108,6 +108,19 @@ char *cb_plist_write(void *plist, uint32_t *len)
     return xml;
 }
 
+char *cb_plist_write_bin(void *plist, uint32_t *len)
+{
+    char *bin = NULL;
+    *len = 0;
+    plist_to_bin(plist, &bin, len);
+    return bin;
+}
+
+void cb_plist_bin_free(char *bin)
+{
+    plist_to_bin_free(bin);
+}
+
 /* libplist 2.3 added plist_mem_free; 2.2 (Debian bookworm) frees the XML
  * text with plist_to_xml_free, which both versions export. */
 void cb_plist_xml_free(char *xml)

@@ -179,3 +179,13 @@ func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
     defer { fclose(f) }
     return bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) } == bytes.count
 }
+
+/// The 1, 5 and 15 minute load averages, as `/proc/loadavg` gives them.
+func loadAverage() -> String {
+    guard let f = fopen("/proc/loadavg", "r") else { return "unknown" }
+    defer { fclose(f) }
+    var line = [CChar](repeating: 0, count: 128)
+    guard fgets(&line, Int32(line.count), f) != nil else { return "unknown" }
+    let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
+}

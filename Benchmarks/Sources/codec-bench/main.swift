@@ -17,6 +17,13 @@
 //                                       binary (or XML) file, COUNT rounds: medians
 //                                       from a fresh heap, from each reader's
 //                                       own garbage and from the other's
+//   codec-bench binary split PATH COUNT
+//                                       libprefs against libplist alternating,
+//                                       each run from a fresh heap: median CPU
+//                                       time to parse, to free, and both
+//   codec-bench binary write PATH COUNT
+//                                       the binary writers, libprefs against
+//                                       libplist alternating: median CPU time
 //   codec-bench binary loop WHO PATH COUNT
 //                                       parse a binary (or XML) file COUNT
 //                                       times (for callgrind); WHO: prefs
@@ -125,6 +132,76 @@ if arguments.first == "binary" {
                     + "(CPU \(duration(t[1].cpu.median))), vs libplist \(String(format: "%.3f×", t[1].wall.median / t[0].wall.median)) wall, "
                     + "\(String(format: "%.3f×", t[1].cpu.median / t[0].cpu.median)) CPU")
         }
+        exit(0)
+    }
+    if arguments.count == 4, arguments[1] == "write", let bytes = readFile(arguments[2]), let reps = Int(arguments[3]) {
+        // The binary writers: libprefs' value and libplist's tree of one
+        // file, each written back as a binary property list, alternating;
+        // median thread CPU time (user + system), output freed untimed.
+        let value = try! PropertyList.parse(bytes)
+        guard let tree = PlistTree(binary: bytes) else { note("libplist cannot read \(arguments[2])"); exit(1) }
+        var cpu = [[UInt64]](repeating: [], count: 2)
+        var sizes = [0, 0]
+        for round in 0..<(reps + 1) {
+            for k in 0..<2 {
+                let i = (k + round) % 2
+                let c0 = cpuNow()
+                if i == 0 {
+                    let out = try! value.binaryData()
+                    let c1 = cpuNow()
+                    sizes[0] = out.count
+                    if round > 0 { cpu[0].append(c1 - c0) }
+                } else {
+                    var n: UInt32 = 0
+                    let out = cb_plist_write_bin(tree.handle, &n)
+                    let c1 = cpuNow()
+                    sizes[1] = Int(n)
+                    cb_plist_bin_free(out)
+                    if round > 0 { cpu[1].append(c1 - c0) }
+                }
+            }
+        }
+        let prefs = Stats(samples: cpu[0]).median, plist = Stats(samples: cpu[1]).median
+        print("\(arguments[2]): \(reps) runs each, alternating, load \(loadAverage())")
+        print("  libprefs binaryData(): \(duration(prefs)) CPU median, \(sizes[0]) bytes")
+        print("  libplist plist_to_bin: \(duration(plist)) CPU median, \(sizes[1]) bytes")
+        print("  libprefs / libplist: \(String(format: "%.3f", prefs / plist))")
+        exit(0)
+    }
+    if arguments.count == 4, arguments[1] == "split", let bytes = readFile(arguments[2]), let reps = Int(arguments[3]) {
+        // libprefs and libplist alternating on one binary file, each run from
+        // a fresh heap: the thread's CPU time (user + system) to parse, to
+        // free the value, and both, as medians.
+        let bodies: [(String, () -> AnyObject)] = [
+            ("libprefs", { try! PropertyList.parse(bytes) }),
+            ("libplist", { PlistTree(binary: bytes)! }),
+        ]
+        var parse = [[UInt64]](repeating: [], count: 2), free = parse, both = parse
+        for round in 0..<(reps + 1) {
+            for k in 0..<2 {
+                let i = (k + round) % 2
+                _ = mallocTrim(0)
+                let c0 = cpuNow()
+                var value: AnyObject? = bodies[i].1()
+                let c1 = cpuNow()
+                value = nil
+                let c2 = cpuNow()
+                precondition(value == nil)
+                if round > 0 {
+                    parse[i].append(c1 - c0)
+                    free[i].append(c2 - c1)
+                    both[i].append(c2 - c0)
+                }
+            }
+        }
+        print("\(arguments[2]): \(reps) runs each, alternating, fresh heap, load \(loadAverage())")
+        for i in 0..<2 {
+            print(
+                "  \(bodies[i].0): parse \(duration(Stats(samples: parse[i]).median)), free \(duration(Stats(samples: free[i]).median)), "
+                    + "parse and free \(duration(Stats(samples: both[i]).median)) (CPU medians)")
+        }
+        let ratio = { (x: [[UInt64]]) in String(format: "%.3f", Stats(samples: x[0]).median / Stats(samples: x[1]).median) }
+        print("  libprefs / libplist: parse \(ratio(parse)), free \(ratio(free)), parse and free \(ratio(both))")
         exit(0)
     }
     if arguments.count == 3, arguments[1] == "profile", let count = Int(arguments[2]) {

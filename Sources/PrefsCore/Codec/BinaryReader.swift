@@ -1,3 +1,6 @@
+import CSystemShims
+import Glibc
+
 /// Reads binary property lists (`bplist00`), the format macOS writes
 /// preference files in by default.
 ///
@@ -369,55 +372,91 @@ package enum BinaryReader {
                 let (n, start) = try count(at, index)
                 _ = try span(start, n, refSize, index)
                 active[slot] = true
-                var items = [PropertyList]()
-                items.reserveCapacity(n)
-                var depth = 0
-                var size = Sizer()
-                for i in 0..<n {
-                    let item = try decode(try reference(start, i, index), level: level + 1)
-                    depth = max(depth, item.depth + 1)
-                    size.add(item.minimumXMLSize)
-                    items.append(consume item)
-                }
+                value = try array(start, n, index, level)
                 active[slot] = false
-                try checkLimits(depth, size.total, index)
-                value = PropertyList(container: .array(consume items), depth: depth, minimumXMLSize: size.total)
             case 0xD:
                 let (n, start) = try count(at, index)
                 let (pairs, overflow) = n.multipliedReportingOverflow(by: 2)
                 guard !overflow else { throw fail("object \(index) claims \(n) entries") }
                 _ = try span(start, pairs, refSize, index)
                 active[slot] = true
-                var items = [PropertyList.Key: PropertyList](minimumCapacity: n)
-                var depth = 0
-                var size = Sizer()
-                for i in 0..<n {
-                    let (key, length) = try self.key(try reference(start, i, index), of: index)
-                    let item = try decode(try reference(start, n + i, index), level: level + 1)
-                    depth = max(depth, item.depth + 1)
-                    size.add(8)
-                    size.add(length)
-                    size.add(item.minimumXMLSize)
-                    if let replaced = items.updateValue(consume item, forKey: consume key) {
-                        // ``decoded`` may name it: keep it alive.
-                        keepAlive.pointee.append(replaced)
-                    }
-                }
+                value = try dictionary(start, n, index, level)
                 active[slot] = false
-                if items.count < n {
-                    // A later duplicate key wins; count only what is kept.
-                    let kept = PropertyList(.dictionary(consume items))
-                    try checkLimits(kept.depth, kept.minimumXMLSize, index)
-                    value = kept
-                } else {
-                    try checkLimits(depth, size.total, index)
-                    value = PropertyList(container: .dictionary(consume items), depth: depth, minimumXMLSize: size.total)
-                }
             default:
                 throw fail("object \(index) has marker 0x\(hex(marker)), not a property-list value")
             }
             decoded[slot] = Unmanaged.passUnretained(value)
             return value
+        }
+
+        // A container's object is made after its items, but freeing the
+        // value visits it before them: made last, it lies past all of its
+        // items in memory, and on a value larger than the caches each such
+        // jump is one wait for memory (freeing the 20 MB file's value took
+        // about as long as parsing it, four times libplist's free). So a
+        // block of the object's size is taken before the items are decoded
+        // and given back just before the object is made: the allocator
+        // hands that block out again (glibc's per-thread cache is last in,
+        // first out), and the container lies before its items, in the
+        // order freeing walks them. Only where the object lands changes.
+
+        /// The size of a block that holds a ``PropertyList`` object: an
+        /// allocation of this many bytes is served from the same free list.
+        static let objectBlockSize: Int = {
+            let probe = PropertyList(.uid(0))
+            return prefs_malloc_usable_size(Unmanaged.passUnretained(probe).toOpaque())
+        }()
+
+        /// An array of `n` items whose references start at `start`.
+        func array(_ start: Int, _ n: Int, _ index: Int, _ level: Int) throws(PrefsError) -> PropertyList {
+            var reserved = malloc(Self.objectBlockSize)
+            defer { free(reserved) }
+            var items = [PropertyList]()
+            items.reserveCapacity(n)
+            var depth = 0
+            var size = Sizer()
+            for i in 0..<n {
+                let item = try decode(try reference(start, i, index), level: level + 1)
+                depth = max(depth, item.depth + 1)
+                size.add(item.minimumXMLSize)
+                items.append(consume item)
+            }
+            try checkLimits(depth, size.total, index)
+            free(reserved)
+            reserved = nil
+            return PropertyList(container: .array(consume items), depth: depth, minimumXMLSize: size.total)
+        }
+
+        /// A dictionary of `n` entries whose references start at `start`;
+        /// of two equal keys, the later wins.
+        func dictionary(_ start: Int, _ n: Int, _ index: Int, _ level: Int) throws(PrefsError) -> PropertyList {
+            var reserved = malloc(Self.objectBlockSize)
+            defer { free(reserved) }
+            var items = [PropertyList.Key: PropertyList](minimumCapacity: n)
+            var depth = 0
+            var size = Sizer()
+            for i in 0..<n {
+                let (key, length) = try self.key(try reference(start, i, index), of: index)
+                let item = try decode(try reference(start, n + i, index), level: level + 1)
+                depth = max(depth, item.depth + 1)
+                size.add(8)
+                size.add(length)
+                size.add(item.minimumXMLSize)
+                if let replaced = items.updateValue(consume item, forKey: consume key) {
+                    // ``decoded`` may name it: keep it alive.
+                    keepAlive.pointee.append(replaced)
+                }
+            }
+            free(reserved)
+            reserved = nil
+            if items.count < n {
+                // A later duplicate key wins; count only what is kept.
+                let kept = PropertyList(.dictionary(consume items))
+                try checkLimits(kept.depth, kept.minimumXMLSize, index)
+                return kept
+            }
+            try checkLimits(depth, size.total, index)
+            return PropertyList(container: .dictionary(consume items), depth: depth, minimumXMLSize: size.total)
         }
 
         /// Whether every byte of `text` is below 0x80, eight at a time.

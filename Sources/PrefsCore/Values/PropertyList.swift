@@ -1,3 +1,4 @@
+import CSystemShims
 import Glibc
 import Synchronization
 
@@ -130,6 +131,43 @@ public final class PropertyList: Sendable {
     deinit {
         let p = cString.load(ordering: .acquiring)
         if p != 0 { UnsafeMutablePointer<CChar>(bitPattern: p)?.deallocate() }
+        prefetchChildren()
+    }
+
+    /// Asks the cache for every child of a container before the children
+    /// are released. Releasing is an atomic write to each child, and an
+    /// atomic write waits for its cache line: without this, freeing a value
+    /// larger than the caches waits for memory once per object, one object
+    /// at a time. With it the lines arrive together.
+    @inline(__always)
+    private func prefetchChildren() {
+        switch value {
+        case .array(let items):
+            items.withUnsafeBufferPointer { buffer in
+                let words = UnsafeRawBufferPointer(buffer)
+                var at = 0
+                while at < words.count {
+                    prefetchObject(words.load(fromByteOffset: at, as: UnsafeRawPointer.self))
+                    at &+= MemoryLayout<PropertyList>.stride
+                }
+            }
+        case .dictionary(let items):
+            var i = items.values.startIndex
+            while i != items.values.endIndex {
+                prefetchObject(Unmanaged.passUnretained(items.values[i]).toOpaque())
+                items.values.formIndex(after: &i)
+            }
+        default: break
+        }
+    }
+
+    /// Both cache lines an object may lie across: its 64 bytes (header,
+    /// content, and the fields `deinit` reads, the last at offset 56) start
+    /// anywhere on a 16-byte boundary.
+    @inline(__always)
+    private func prefetchObject(_ object: UnsafeRawPointer) {
+        prefs_prefetch_for_write(object)
+        prefs_prefetch_for_write(object + 63)
     }
 
     // MARK: Constructors that read like enum cases

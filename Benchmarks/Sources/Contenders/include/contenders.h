@@ -25,6 +25,10 @@ uint32_t cb_plist_dict_size(void *plist);
 /* libplist: the tree as XML; free the text with cb_plist_xml_free. */
 char *cb_plist_write(void *plist, uint32_t *len);
 void cb_plist_xml_free(char *xml);
+/* libplist: the tree as a binary property list; free it with
+ * cb_plist_bin_free. */
+char *cb_plist_write_bin(void *plist, uint32_t *len);
+void cb_plist_bin_free(char *bin);
 void cb_plist_free(void *plist);
 
 #endif
