@@ -148,6 +148,11 @@ enum Command {
             names = all.keys.sorted().map(\.string)
         }
         for key in names {
+            // What programs read, by the store's single-key lookup: when it
+            // is the value printed, nothing is forced; only otherwise is
+            // every layer searched (which loads each domain whole, seconds
+            // for a domain of a million keys).
+            if (try? store.value(forKey: key, application: app)) == stored[PropertyList.Key(key)] { continue }
             guard let found = try? store.sources(forKey: key, application: app), let first = found.first,
                 first.source.layer == .managed, stored[PropertyList.Key(key)] != first.value
             else { continue }
