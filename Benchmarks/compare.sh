@@ -106,8 +106,20 @@ done
 
 # ---------------------------------------------------------------- build
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/prefs-compare.XXXXXX")
-cleanup() { rm -rf "$scratch"; }
+# On exit, interrupted or not: end the measure under way (timeout runs it
+# in a process group of its own, which a ^C does not reach), then remove
+# the scratch folder.
+cleanup() {
+    local pid
+    pid=$(cat "$scratch/bounded.pid" 2>/dev/null) || pid=
+    if [ -n "$pid" ] && kill -TERM -- "-$pid" 2>/dev/null; then
+        # Let it end (valgrind writes its files as it does) for up to 15 s.
+        for _ in $(seq 1 75); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.2; done
+    fi
+    rm -rf "$scratch"
+}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 prefix=${PREFS_BENCH_PREFIX:-$scratch/prefix}
 build=$scratch/build
 mkdir -p "$build"
@@ -162,9 +174,12 @@ record() { echo "$*" >>"$results"; }
 
 # bounded SECONDS CMD...: CMD, killed (with its process group) after SECONDS.
 bounded() {
-    local secs=$1
+    local secs=$1 pid
     shift
-    timeout --kill-after=10 "$secs" "$@"
+    timeout --kill-after=10 "$secs" "$@" &
+    pid=$!
+    echo "$pid" >"$scratch/bounded.pid"
+    wait "$pid"
 }
 
 # An isolated environment: a fresh home per contender and size. Every
@@ -196,6 +211,17 @@ instructions() {
     local log=$scratch/callgrind.log
     bounded "$limit" "${wrap[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" </dev/null >/dev/null 2>"$log" || return 1
     sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$log" | tail -1
+}
+# instructions_caller CMD...: the same, of the calling (first) thread
+# only, as the loops' CPU time is: libprefs' writer thread commits pending
+# sets in the background, and under callgrind's slowness it does so within
+# a loop of sets, which counted a synchronize into every set.
+instructions_caller() {
+    local log=$scratch/callgrind.log out=$scratch/callgrind.out
+    rm -f "$out"*
+    bounded "$limit" "${wrap[@]}" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out" "$@" \
+        </dev/null >/dev/null 2>"$log" || return 1
+    sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out-01" | head -1
 }
 # median_line CASE: the median of the samples of an R line of the bench programs.
 median_line() {
@@ -231,12 +257,12 @@ counted_always() {
     if n=$(instructions "$@") && [ -n "$n" ]; then record "$size $measure $who instr $n"; else record "$size $measure $who dnf $timeout_min"; fi
 }
 # per_op SIZE MEASURE CONTENDER SMALL LARGE CMD...: instructions of one
-# operation: (CMD 1 LARGE - CMD 1 SMALL) / (LARGE - SMALL).
+# operation on the calling thread: (CMD 1 LARGE - CMD 1 SMALL) / (LARGE - SMALL).
 per_op() {
     local size=$1 measure=$2 who=$3 small=$4 large=$5 a b
     shift 5
     if [ "$size" -gt "$callgrind_keys" ]; then return 0; fi
-    if a=$(instructions "$@" 1 "$small") && b=$(instructions "$@" 1 "$large") && [ -n "$a" ] && [ -n "$b" ]; then
+    if a=$(instructions_caller "$@" 1 "$small") && b=$(instructions_caller "$@" 1 "$large") && [ -n "$a" ] && [ -n "$b" ]; then
         record "$size $measure $who instr $(((b - a) / (large - small)))"
     else
         record "$size $measure $who dnf $timeout_min"
