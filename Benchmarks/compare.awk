@@ -70,8 +70,8 @@ END {
         }
         print ""
     }
-    print "Instructions: valgrind --tool=callgrind, one run (hit, set: the calling thread's, the difference of runs of"
-    print "11,000 and 1,000 operations; sync1: every thread's, of runs of two rounds and one). Wall: medians (hyperfine"
+    print "Instructions: valgrind --tool=callgrind, one run (hit, set: the calling thread's inside the loop, the difference"
+    print "of runs of 11,000 and 1,000 operations; sync1: every thread's, of runs of two rounds and one). Wall: medians (hyperfine"
     print "for whole processes; the bench programs' loops otherwise). CPU: user + system time of whole processes (mean),"
     print "the thread's CPU time of loops (median). \"did not finish\": cut off by --timeout."
 }

@@ -132,14 +132,15 @@ dconf_flags=$(pkg-config --cflags --libs dconf)
 qt_flags=$(pkg-config --cflags --libs Qt6Core)
 
 step "building the benchmark programs"
-cflags="-O2 -std=c99 -Wall -Wextra -D_POSIX_C_SOURCE=200809L"
+# -fno-inline: callgrind finds the loops by their functions' names.
+cflags="-O2 -fno-inline -std=c99 -Wall -Wextra -D_POSIX_C_SOURCE=200809L"
 # shellcheck disable=SC2086
 {
     cc $cflags -o "$build/prefs_bench" "$store/prefs_bench.c" $prefs_flags
     cc $cflags -o "$build/startup_prefs" "$store/startup_prefs.c" $prefs_flags
     cc $cflags -o "$build/dconf_bench" "$store/dconf_bench.c" $dconf_flags
     cc $cflags -o "$build/startup_dconf" "$store/startup_dconf.c" $dconf_flags
-    g++ -O2 -std=c++17 -fPIC -Wall -o "$build/qsettings_bench" "$store/qsettings_bench.cpp" $qt_flags
+    g++ -O2 -fno-inline -std=c++17 -fPIC -Wall -o "$build/qsettings_bench" "$store/qsettings_bench.cpp" $qt_flags
 }
 swiftc -O "$store/foundation/UserDefaultsBench.swift" -o "$build/userdefaults_bench" 2>"$scratch/swiftc.log" ||
     { cat "$scratch/swiftc.log" >&2; exit 1; }
@@ -212,14 +213,20 @@ instructions() {
     bounded "$limit" "${wrap[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" </dev/null >/dev/null 2>"$log" || return 1
     sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$log" | tail -1
 }
-# instructions_caller CMD...: the same, of the calling (first) thread
-# only, as the loops' CPU time is: libprefs' writer thread commits pending
-# sets in the background, and under callgrind's slowness it does so within
-# a loop of sets, which counted a synchronize into every set.
-instructions_caller() {
-    local log=$scratch/callgrind.log out=$scratch/callgrind.out
+# instructions_in FUNCTION CMD...: the instructions of the calling (first)
+# thread inside the bench program's loop function (reads or sets: their C,
+# C++ and Swift names), the set-up before and the exit after left out.
+# libprefs' writer thread commits pending sets in the background, and
+# under callgrind's slowness it did so within a loop of sets, or at the
+# exit of one run and not of the other: whole-process differences
+# counted a synchronize into every set.
+instructions_in() {
+    local fn=$1 log=$scratch/callgrind.log out=$scratch/callgrind.out swift
+    shift
+    case $fn in reads) swift='*5reads_3key8expected*' ;; *) swift='*4setsyyF' ;; esac
     rm -f "$out"*
-    bounded "$limit" "${wrap[@]}" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out" "$@" \
+    bounded "$limit" "${wrap[@]}" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out" \
+        --collect-atstart=no --toggle-collect="$fn" --toggle-collect="$fn(*" --toggle-collect="$swift" "$@" \
         </dev/null >/dev/null 2>"$log" || return 1
     sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out-01" | head -1
 }
@@ -257,12 +264,14 @@ counted_always() {
     if n=$(instructions "$@") && [ -n "$n" ]; then record "$size $measure $who instr $n"; else record "$size $measure $who dnf $timeout_min"; fi
 }
 # per_op SIZE MEASURE CONTENDER SMALL LARGE CMD...: instructions of one
-# operation on the calling thread: (CMD 1 LARGE - CMD 1 SMALL) / (LARGE - SMALL).
+# operation in the loop: (CMD 1 LARGE - CMD 1 SMALL) / (LARGE - SMALL).
 per_op() {
-    local size=$1 measure=$2 who=$3 small=$4 large=$5 a b
+    local size=$1 measure=$2 who=$3 small=$4 large=$5 a b fn=sets
     shift 5
+    [ "$measure" = hit ] && fn=reads
     if [ "$size" -gt "$callgrind_keys" ]; then return 0; fi
-    if a=$(instructions_caller "$@" 1 "$small") && b=$(instructions_caller "$@" 1 "$large") && [ -n "$a" ] && [ -n "$b" ]; then
+    if a=$(instructions_in "$fn" "$@" 1 "$small") && b=$(instructions_in "$fn" "$@" 1 "$large") &&
+        [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ]; then
         record "$size $measure $who instr $(((b - a) / (large - small)))"
     else
         record "$size $measure $who dnf $timeout_min"
