@@ -34,7 +34,7 @@
 # foundation/, qsettings_bench.cpp) and the codec-bench package of
 # Benchmarks/Sources. Installs what it needs when run as root (Debian):
 # valgrind hyperfine dconf-cli libdconf-dev dbus qt6-base-dev libplist-dev
-# libplist-utils libxml2-dev pkg-config g++.
+# libxml2-dev pkg-config g++.
 #
 # Environment: PREFS_ROOT (the libprefs checkout measured, default this
 # one), PREFS_BENCH_PREFIX (where it is installed, default a scratch
@@ -82,7 +82,6 @@ need valgrind valgrind
 need hyperfine hyperfine
 need dconf dconf-cli
 need dbus-run-session dbus
-need plistutil libplist-utils
 need g++ g++
 need pkg-config pkg-config
 if command -v pkg-config >/dev/null; then
@@ -100,7 +99,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         exit 1
     fi
 fi
-for tool in cc g++ swift swiftc valgrind hyperfine dconf dbus-run-session plistutil timeout; do
+for tool in cc g++ swift swiftc valgrind hyperfine dconf dbus-run-session timeout; do
     command -v "$tool" >/dev/null || { echo "compare.sh: $tool is required" >&2; exit 1; }
 done
 
@@ -324,7 +323,9 @@ for size in "${size_list[@]}"; do
     step "$size keys: fixtures"
     "$store/make_fixture.sh" "$fixture" "$size"
     plist=$fixture/com.example.bench.plist
-    plistutil -i "$plist" -o "$fixture/bench.bplist" -f bin
+    # The binary file as libprefs writes it (laid out as CoreFoundation
+    # and plistlib do); plistutil took minutes for 1,000,000 keys.
+    "$prefix/bin/prefs" convert -convert binary1 -o "$fixture/bench.bplist" "$plist"
     record "$size bytes xml $(wc -c <"$plist")"
     record "$size bytes binary $(wc -c <"$fixture/bench.bplist")"
 
