@@ -18,6 +18,7 @@ function group(n) { # 1234567 -> 1,234,567
 }
 function fmt(x) {
     if (x == "") return "–"
+    if (x >= 1000) return group(x + 0.5)
     if (x >= 100) return sprintf("%.0f", x)
     if (x >= 10) return sprintf("%.1f", x)
     if (x >= 1) return sprintf("%.2f", x)
@@ -26,6 +27,7 @@ function fmt(x) {
 function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "–" : sprintf("%.2f×", a / b) }
 function instr(x) {
     if (x == "") return "–"
+    if (x >= 1e9) return sprintf("%.2f G", x / 1e9)
     if (x >= 1e6) return sprintf("%.2f M", x / 1e6)
     return group(x)
 }
