@@ -538,3 +538,15 @@ fuzz-replay: deps
 fuzz: deps
 	bash Fuzz/fuzz.sh build fuzz
 	bash Fuzz/fuzz.sh fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# ---------------------------------------------------------------------------
+# bench: libprefs side by side with dconf, QSettings, Foundation and
+# libplist at 1,000, 100,000 and 1,000,000 keys (Benchmarks/compare.sh;
+# about 25 minutes on an idle 2-core machine, installs its contenders as
+# root). Markdown tables on stdout. BENCH_ARGS="--sizes 1000 --quick" for
+# a smoke test.
+BENCH_ARGS ?=
+
+.PHONY: bench
+bench:
+	bash Benchmarks/compare.sh $(BENCH_ARGS)

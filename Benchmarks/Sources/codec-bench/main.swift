@@ -25,9 +25,9 @@
 //                                       the binary writers, libprefs against
 //                                       libplist alternating: median CPU time
 //   codec-bench binary loop WHO PATH COUNT
-//                                       parse a binary (or XML) file COUNT
-//                                       times (for callgrind); WHO: prefs
-//                                       libplist none
+//                                       parse a binary or XML file COUNT times
+//                                       (for callgrind); WHO: prefs libplist
+//                                       foundation none
 //   codec-bench profile parse|write BYTES COUNT
 //                                       loop one PrefsCore operation (for perf)
 
@@ -98,19 +98,22 @@ if arguments.first == "binary" {
         // The benchmark's binary input of about BYTES, written to PATH.
         exit(writeFile(arguments[3], binaryInput(target: size).bytes) ? 0 : 1)
     }
-    if arguments.count == 5, arguments[1] == "loop", ["prefs", "libplist", "none"].contains(arguments[2]),
+    if arguments.count == 5, arguments[1] == "loop", ["prefs", "libplist", "foundation", "none"].contains(arguments[2]),
         let bytes = readFile(arguments[3]), let count = Int(arguments[4])
     {
         // COUNT parses of one file by one reader, nothing else: run under
         // callgrind with COUNT 0 and N, the difference divided by N is the
-        // reader's cost per parse.
+        // reader's cost per parse. An XML file is read by libplist's XML
+        // reader, a binary one by its binary reader.
+        let binary = bytes.starts(with: Array("bplist".utf8))
         var total = 0
         for _ in 0..<count {
             switch arguments[2] {
             case "prefs": total += (try? PropertyList.parse(bytes))?.dictionaryValue?.count ?? 0
-            case "libplist":
-                let tree = bytes.starts(with: Array("bplist".utf8)) ? PlistTree(binary: bytes) : PlistTree(bytes)
-                total += tree?.topLevelCount ?? 0
+            case "libplist": total += (binary ? PlistTree(binary: bytes) : PlistTree(bytes))?.topLevelCount ?? 0
+            case "foundation":
+                let object = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+                total += (object as? [String: Any])?.count ?? 0
             default: total += 1
             }
         }

@@ -59,6 +59,7 @@ let runs = min(args.count > 2 ? Int(args[2])! : 15, 64)
 let iterations = args.count > 3 ? Int(args[3])! : 1_000_000
 guard let defaults = UserDefaults(suiteName: app) else { die("no suite") }
 
+@inline(never)  // callgrind counts its instructions by name (Benchmarks/compare.sh)
 func reads(_ name: String, key: String, expected: String?) {
     let first = defaults.object(forKey: key) as? String
     if first != expected { die("\(key) reads \(String(describing: first)), not \(String(describing: expected))") }
@@ -77,6 +78,7 @@ func reads(_ name: String, key: String, expected: String?) {
     report(name + "-cpu", "ns/op", iterations, cpu)
 }
 
+@inline(never)
 func sets() {
     if defaults.object(forKey: "FontSize") == nil { die("FontSize is not in the domain") }
     var wall = [Double](), cpu = [Double]()
