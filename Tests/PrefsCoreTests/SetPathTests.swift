@@ -91,6 +91,46 @@ private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool
         }
     }
 
+    // Sets skip the managed layers whose domains hold nothing without a
+    // lookup: a managed file that empties and fills again must force again.
+    @Test func aManagedFileEmptiedAndFilledAgainForcesAgain() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            let path = box.managedPath(app, userOnly: true)
+            writePlist(["Locked": "managed"], to: path)
+            try s.synchronize(application: app)
+            expectPrefsError(.forcedValue) { try s.set("Locked", .string("mine"), in: handle) }
+            writePlist([:], to: path)
+            try s.synchronize(application: app)
+            for i in 0..<3 { try s.set("Locked", .string("mine \(i)"), in: handle) }
+            #expect(try s.value(forKey: "Locked", application: app) == .string("mine 2"))
+            writePlist(["Other": 1, "Locked": "managed again"], to: path)
+            try s.synchronize(application: app)
+            expectPrefsError(.forcedValue) { try s.set("Locked", .string("mine"), in: handle) }
+            #expect(try s.value(forKey: "Locked", application: app) == .string("managed again"))
+        }
+    }
+
+    // A domain that its own sets empty and fill again is read again: the
+    // global domain's key reaches an application's reads each time.
+    @Test func aDomainEmptiedAndFilledBySetsIsReadAgain() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let global = try s.handle(application: globalDomainName)
+            #expect(try s.value(forKey: "Shared", application: app) == nil)
+            for i in 0..<3 {
+                try s.set("Shared", .integer(Int128(i)), in: global)
+                #expect(try s.value(forKey: "Shared", application: app) == .integer(Int128(i)))
+                try s.set("Shared", nil, in: global)
+                #expect(try s.value(forKey: "Shared", application: app) == nil)
+            }
+            try s.set("Shared", .integer(9), in: global)
+            try s.synchronize(application: globalDomainName)
+            #expect(try box.store().value(forKey: "Shared", application: app) == .integer(9))
+        }
+    }
+
     @Test func aSetAfterAnotherProcessWroteKeepsBothChanges() throws {
         try inSandbox { box in
             let a = box.store()

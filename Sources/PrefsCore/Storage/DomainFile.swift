@@ -10,6 +10,12 @@ final class Domain: @unchecked Sendable {
     /// What reads see: the file's content with `pending` applied; `nil`
     /// while the content is only in `indexed`.
     @exclusivity(unchecked) private var materialized: Values? = [:]
+    /// Whether reads see no key at all (`materialized` is empty): set
+    /// wherever `materialized` changes, so that the empty layers every set
+    /// and many reads pass (managed files that do not exist) cost one
+    /// load, not a dictionary lookup. `false` while only `indexed` holds
+    /// the content.
+    @exclusivity(unchecked) private(set) var isKnownEmpty = true
     /// The file's index, when the file was read through it and its values
     /// were not all needed yet: single keys are looked up in it.
     @exclusivity(unchecked) private var indexed: DomainIndex.Contents? = nil
@@ -131,7 +137,8 @@ final class Domain: @unchecked Sendable {
     /// The value of `key` that reads see: decodes only that key when the
     /// file was read through its index.
     func value(forKey key: PropertyList.Key) -> PropertyList? {
-        if let materialized { return materialized.isEmpty ? nil : materialized[key] }
+        if isKnownEmpty { return nil }
+        if let materialized { return materialized[key] }
         if let change = pending[key] { return change }
         switch indexed!.value(forKey: key) {
         case .value(let v): return v
@@ -250,6 +257,7 @@ final class Domain: @unchecked Sendable {
                 {
                     indexed = contents
                     materialized = nil
+                    isKnownEmpty = false
                     source = Source(contents.record)
                 } else {
                     let read: [UInt8]
@@ -300,6 +308,7 @@ final class Domain: @unchecked Sendable {
         var v = stored
         for (k, change) in pending { v[k] = change }
         materialized = v
+        isKnownEmpty = v.isEmpty
         indexed = nil
     }
 
@@ -339,7 +348,10 @@ final class Domain: @unchecked Sendable {
     func set(_ key: PropertyList.Key, _ value: PropertyList?) {
         if !loaded { refresh() }
         pending[key] = .some(value)
-        if materialized != nil { materialized![key] = value }
+        if materialized != nil {
+            materialized![key] = value
+            isKnownEmpty = value == nil && materialized!.isEmpty
+        }
     }
 
     /// Removes the domain's file (the name at `path`: a symlink goes, the
@@ -353,6 +365,7 @@ final class Domain: @unchecked Sendable {
         order = []
         pending = [:]
         materialized = [:]
+        isKnownEmpty = true
         indexed = nil
         source = nil
         problem = nil
@@ -438,6 +451,7 @@ final class Domain: @unchecked Sendable {
             commitMetChanges = metChanges
             pending = [:]
             materialized = stored
+            isKnownEmpty = stored.isEmpty
             indexed = nil
             stamp = try? FileSystem.stamp(target)
             problem = nil

@@ -121,7 +121,11 @@ extension PreferencesStore {
             s.changedOutside = false
             refreshLoaded(&s)
         }
-        for i in v.managedLayers where lookup(key, at: i, of: v, &s) != nil { return true }
+        // Most managed layers are files that do not exist: one load each.
+        for i in v.managedLayers {
+            if let d = v.domains[i], d.isKnownEmpty { continue }
+            if lookup(key, at: i, of: v, &s) != nil { return true }
+        }
         return false
     }
 
