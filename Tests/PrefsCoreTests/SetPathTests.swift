@@ -112,6 +112,42 @@ private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool
         }
     }
 
+    // Sets pass the managed layers at once while no managed domain the
+    // store has looked at holds a key: another application's managed file
+    // coming and going must neither force this application's keys nor
+    // hide this application's own managed file, nor the global domain's.
+    @Test func managedFilesOfTwoApplicationsComingAndGoing() throws {
+        try inSandbox { box in
+            let other = "com.example.setpath.other"
+            let s = box.store()
+            let mine = try s.handle(application: app)
+            let theirs = try s.handle(application: other)
+            func synchronize() throws {
+                try s.synchronize(application: app)
+                try s.synchronize(application: other)
+            }
+            writePlist(["X": 1], to: box.managedPath(other, userOnly: false))
+            try synchronize()
+            try s.set("X", .integer(2), in: mine)
+            expectPrefsError(.forcedValue) { try s.set("X", .integer(2), in: theirs) }
+            writePlist([:], to: box.managedPath(other, userOnly: false))
+            try synchronize()
+            for i in 0..<3 {
+                try s.set("X", .integer(Int128(i)), in: theirs)
+                try s.set("Locked", .integer(Int128(i)), in: mine)
+            }
+            writePlist(["Locked": "managed"], to: box.managedPath(app, userOnly: true))
+            try synchronize()
+            expectPrefsError(.forcedValue) { try s.set("Locked", .integer(5), in: mine) }
+            try s.set("Locked", .integer(5), in: theirs)
+            writePlist(["Everywhere": 1], to: box.managedPath(".GlobalPreferences", userOnly: false))
+            try synchronize()
+            expectPrefsError(.forcedValue) { try s.set("Everywhere", .integer(2), in: mine) }
+            expectPrefsError(.forcedValue) { try s.set("Everywhere", .integer(2), in: theirs) }
+            #expect(try s.value(forKey: "Locked", application: other) == .integer(5))
+        }
+    }
+
     // A domain that its own sets empty and fill again is read again: the
     // global domain's key reaches an application's reads each time.
     @Test func aDomainEmptiedAndFilledBySetsIsReadAgain() throws {

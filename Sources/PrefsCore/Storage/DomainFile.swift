@@ -15,7 +15,13 @@ final class Domain: @unchecked Sendable {
     /// and many reads pass (managed files that do not exist) cost one
     /// load, not a dictionary lookup. `false` while only `indexed` holds
     /// the content.
-    @exclusivity(unchecked) private(set) var isKnownEmpty = true
+    @exclusivity(unchecked) private(set) var isKnownEmpty = true {
+        didSet { if let tally, oldValue != isKnownEmpty { tally.holding += isKnownEmpty ? -1 : 1 } }
+    }
+    /// The store's count of managed domains that may hold keys, once a
+    /// set looked at this domain as a managed layer: kept current as
+    /// `isKnownEmpty` changes.
+    @exclusivity(unchecked) private var tally: ManagedTally? = nil
     /// The file's index, when the file was read through it and its values
     /// were not all needed yet: single keys are looked up in it.
     @exclusivity(unchecked) private var indexed: DomainIndex.Contents? = nil
@@ -127,6 +133,13 @@ final class Domain: @unchecked Sendable {
     }
 
     var hasPendingChanges: Bool { !pending.isEmpty }
+
+    /// Counts this domain in `t` from now on (once: a domain belongs to one store).
+    func count(in t: ManagedTally) {
+        guard tally == nil else { return }
+        tally = t
+        if !isKnownEmpty { t.holding += 1 }
+    }
 
     /// What reads see: the file's content with this process's changes.
     var values: Values {
@@ -459,4 +472,13 @@ final class Domain: @unchecked Sendable {
         }
         return note
     }
+}
+
+/// How many of a store's managed domains may hold a key (are not known to
+/// be empty), among those a set has looked at: while none does, no set is
+/// refused as forced without looking at each. Accessed only under the
+/// store's lock.
+final class ManagedTally: @unchecked Sendable {
+    /// Counted domains whose reads may see a key.
+    @exclusivity(unchecked) var holding = 0
 }
