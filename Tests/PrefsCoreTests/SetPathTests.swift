@@ -91,6 +91,82 @@ private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool
         }
     }
 
+    // Sets skip the managed layers whose domains hold nothing without a
+    // lookup: a managed file that empties and fills again must force again.
+    @Test func aManagedFileEmptiedAndFilledAgainForcesAgain() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            let path = box.managedPath(app, userOnly: true)
+            writePlist(["Locked": "managed"], to: path)
+            try s.synchronize(application: app)
+            expectPrefsError(.forcedValue) { try s.set("Locked", .string("mine"), in: handle) }
+            writePlist([:], to: path)
+            try s.synchronize(application: app)
+            for i in 0..<3 { try s.set("Locked", .string("mine \(i)"), in: handle) }
+            #expect(try s.value(forKey: "Locked", application: app) == .string("mine 2"))
+            writePlist(["Other": 1, "Locked": "managed again"], to: path)
+            try s.synchronize(application: app)
+            expectPrefsError(.forcedValue) { try s.set("Locked", .string("mine"), in: handle) }
+            #expect(try s.value(forKey: "Locked", application: app) == .string("managed again"))
+        }
+    }
+
+    // Sets pass the managed layers at once while no managed domain the
+    // store has looked at holds a key: another application's managed file
+    // coming and going must neither force this application's keys nor
+    // hide this application's own managed file, nor the global domain's.
+    @Test func managedFilesOfTwoApplicationsComingAndGoing() throws {
+        try inSandbox { box in
+            let other = "com.example.setpath.other"
+            let s = box.store()
+            let mine = try s.handle(application: app)
+            let theirs = try s.handle(application: other)
+            func synchronize() throws {
+                try s.synchronize(application: app)
+                try s.synchronize(application: other)
+            }
+            writePlist(["X": 1], to: box.managedPath(other, userOnly: false))
+            try synchronize()
+            try s.set("X", .integer(2), in: mine)
+            expectPrefsError(.forcedValue) { try s.set("X", .integer(2), in: theirs) }
+            writePlist([:], to: box.managedPath(other, userOnly: false))
+            try synchronize()
+            for i in 0..<3 {
+                try s.set("X", .integer(Int128(i)), in: theirs)
+                try s.set("Locked", .integer(Int128(i)), in: mine)
+            }
+            writePlist(["Locked": "managed"], to: box.managedPath(app, userOnly: true))
+            try synchronize()
+            expectPrefsError(.forcedValue) { try s.set("Locked", .integer(5), in: mine) }
+            try s.set("Locked", .integer(5), in: theirs)
+            writePlist(["Everywhere": 1], to: box.managedPath(".GlobalPreferences", userOnly: false))
+            try synchronize()
+            expectPrefsError(.forcedValue) { try s.set("Everywhere", .integer(2), in: mine) }
+            expectPrefsError(.forcedValue) { try s.set("Everywhere", .integer(2), in: theirs) }
+            #expect(try s.value(forKey: "Locked", application: other) == .integer(5))
+        }
+    }
+
+    // A domain that its own sets empty and fill again is read again: the
+    // global domain's key reaches an application's reads each time.
+    @Test func aDomainEmptiedAndFilledBySetsIsReadAgain() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let global = try s.handle(application: globalDomainName)
+            #expect(try s.value(forKey: "Shared", application: app) == nil)
+            for i in 0..<3 {
+                try s.set("Shared", .integer(Int128(i)), in: global)
+                #expect(try s.value(forKey: "Shared", application: app) == .integer(Int128(i)))
+                try s.set("Shared", nil, in: global)
+                #expect(try s.value(forKey: "Shared", application: app) == nil)
+            }
+            try s.set("Shared", .integer(9), in: global)
+            try s.synchronize(application: globalDomainName)
+            #expect(try box.store().value(forKey: "Shared", application: app) == .integer(9))
+        }
+    }
+
     @Test func aSetAfterAnotherProcessWroteKeepsBothChanges() throws {
         try inSandbox { box in
             let a = box.store()

@@ -10,6 +10,18 @@ final class Domain: @unchecked Sendable {
     /// What reads see: the file's content with `pending` applied; `nil`
     /// while the content is only in `indexed`.
     @exclusivity(unchecked) private var materialized: Values? = [:]
+    /// Whether reads see no key at all (`materialized` is empty): set
+    /// wherever `materialized` changes, so that the empty layers every set
+    /// and many reads pass (managed files that do not exist) cost one
+    /// load, not a dictionary lookup. `false` while only `indexed` holds
+    /// the content.
+    @exclusivity(unchecked) private(set) var isKnownEmpty = true {
+        didSet { if let tally, oldValue != isKnownEmpty { tally.holding += isKnownEmpty ? -1 : 1 } }
+    }
+    /// The store's count of managed domains that may hold keys, once a
+    /// set looked at this domain as a managed layer: kept current as
+    /// `isKnownEmpty` changes.
+    @exclusivity(unchecked) private var tally: ManagedTally? = nil
     /// The file's index, when the file was read through it and its values
     /// were not all needed yet: single keys are looked up in it.
     @exclusivity(unchecked) private var indexed: DomainIndex.Contents? = nil
@@ -125,6 +137,13 @@ final class Domain: @unchecked Sendable {
 
     var hasPendingChanges: Bool { !pending.isEmpty }
 
+    /// Counts this domain in `t` from now on (once: a domain belongs to one store).
+    func count(in t: ManagedTally) {
+        guard tally == nil else { return }
+        tally = t
+        if !isKnownEmpty { t.holding += 1 }
+    }
+
     /// What reads see: the file's content with this process's changes.
     var values: Values {
         if materialized == nil { materialize() }
@@ -134,7 +153,8 @@ final class Domain: @unchecked Sendable {
     /// The value of `key` that reads see: decodes only that key when the
     /// file was read through its index.
     func value(forKey key: PropertyList.Key) -> PropertyList? {
-        if let materialized { return materialized.isEmpty ? nil : materialized[key] }
+        if isKnownEmpty { return nil }
+        if let materialized { return materialized[key] }
         if let change = pending[key] { return change }
         switch indexed!.value(forKey: key) {
         case .value(let v): return v
@@ -253,6 +273,7 @@ final class Domain: @unchecked Sendable {
                 {
                     indexed = contents
                     materialized = nil
+                    isKnownEmpty = false
                     source = Source(contents.record)
                 } else {
                     let read: [UInt8]
@@ -303,6 +324,7 @@ final class Domain: @unchecked Sendable {
         var v = stored
         for (k, change) in pending { v[k] = change }
         materialized = v
+        isKnownEmpty = v.isEmpty
         indexed = nil
     }
 
@@ -348,7 +370,10 @@ final class Domain: @unchecked Sendable {
     func set(_ key: PropertyList.Key, _ value: PropertyList?) {
         if !loaded { refresh() }
         pending[key] = .some(value)
-        if materialized != nil { materialized![key] = value }
+        if materialized != nil {
+            materialized![key] = value
+            isKnownEmpty = value == nil && materialized!.isEmpty
+        }
     }
 
     /// Removes the domain's file (the name at `path`: a symlink goes, the
@@ -362,6 +387,7 @@ final class Domain: @unchecked Sendable {
         order = []
         pending = [:]
         materialized = [:]
+        isKnownEmpty = true
         indexed = nil
         source = nil
         problem = nil
@@ -460,6 +486,7 @@ final class Domain: @unchecked Sendable {
             lastWriteSpliced = false
             pending = [:]
             materialized = stored
+            isKnownEmpty = stored.isEmpty
             indexed = nil
             stamp = try? FileSystem.stamp(target)
             problem = nil
@@ -508,4 +535,13 @@ final class Domain: @unchecked Sendable {
         loaded = true
         return true
     }
+}
+
+/// How many of a store's managed domains may hold a key (are not known to
+/// be empty), among those a set has looked at: while none does, no set is
+/// refused as forced without looking at each. Accessed only under the
+/// store's lock.
+final class ManagedTally: @unchecked Sendable {
+    /// Counted domains whose reads may see a key.
+    @exclusivity(unchecked) var holding = 0
 }

@@ -82,6 +82,8 @@ package final class PreferencesStore: @unchecked Sendable {
 
     struct State: ~Copyable {
         var domains: [String: Domain] = [:]
+        /// The managed domains among `domains` that may hold keys.
+        let managedTally = ManagedTally()
         /// The same domains by ID, for writes (no path to build and hash).
         var domainsByID: [DomainID: Domain] = [:]
         var arguments = PropertyListDictionary()

@@ -8,8 +8,14 @@ extension PreferencesStore {
         let application: String
         // Like `merged`, accessed only under the store's lock.
         @exclusivity(unchecked) var layers: [Layer] {
-            didSet { managedLayers = Self.managedIndices(layers) }
+            didSet {
+                managedLayers = Self.managedIndices(layers)
+                managedCounted = false
+            }
         }
+        /// Whether the domain of every managed layer is loaded and counted
+        /// in the store's ``ManagedTally``.
+        @exclusivity(unchecked) var managedCounted = false
         /// The positions of the managed layers in `layers`, which every set
         /// looks at (without going through the other layers).
         @exclusivity(unchecked) private(set) var managedLayers: [Int]
@@ -121,7 +127,14 @@ extension PreferencesStore {
             s.changedOutside = false
             refreshLoaded(&s)
         }
-        for i in v.managedLayers where lookup(key, at: i, of: v, &s) != nil { return true }
+        // Managed files rarely exist: once every managed domain of `v` is
+        // counted, a store where none holds a key forces nothing.
+        if v.managedCounted && s.managedTally.holding == 0 { return false }
+        for i in v.managedLayers {
+            if lookup(key, at: i, of: v, &s) != nil { return true }
+            v.domains[i]!.count(in: s.managedTally)
+        }
+        v.managedCounted = true
         return false
     }
 
