@@ -1,5 +1,6 @@
 import CProcessHooks
 import Glibc
+import Synchronization
 
 /// Every store of the process, for the moments that concern them all:
 /// writing pending changes in the background and at normal exit, and
@@ -7,17 +8,22 @@ import Glibc
 /// thread is half-way through a change when the process is copied.
 ///
 /// Stores are held unretained (a weak reference would slow every retain of
-/// a store), and no library thread ever retains one: a store removes
-/// itself first thing in its deinit, which waits for this lock, so a store
-/// found in the list under the lock is alive for as long as the lock is
-/// held. Its last reference is therefore always dropped by the program,
-/// never by a library thread that an exit handler could be waiting for.
+/// a store): a store removes itself first thing in its deinit, which waits
+/// for this lock, so a store found in the list under the lock is alive for
+/// as long as the lock is held. A library thread working on a store under
+/// the lock may still hold a retain of its own (an unoptimised build
+/// retains around closures); if the program drops its reference meanwhile,
+/// that thread's release runs the deinit, on the thread that holds this
+/// lock. `remove` then takes the store out without waiting for the lock,
+/// and `withEach` skips a store that is no longer listed.
 ///
 /// Lock order: the initialisation lock (`prefs_init_lock`), this lock, a
 /// store's lock, the writer's lock; a store's observers' lock after the
 /// store's.
 enum LiveStores {
     private static let lock = ForkSafeMutex()
+    /// The thread inside ``withEach(_:_:)``, holding the lock; 0 for none.
+    private static let holder = Atomic<UInt>(0)
     nonisolated(unsafe) private static var stores: [Unmanaged<PreferencesStore>] = []
 
     /// Adds a new store. The first call installs the exit handler and the
@@ -32,7 +38,13 @@ enum LiveStores {
     /// Removes a store; once this returns, no library thread touches it.
     static func remove(_ store: PreferencesStore) {
         let gone = Unmanaged.passUnretained(store).toOpaque()
-        lock.withLock { stores.removeAll { $0.toOpaque() == gone } }
+        if holder.load(ordering: .acquiring) == UInt(pthread_self()) {
+            // The last release came from this thread's own withEach, which
+            // holds the lock: waiting for it would wait for ever.
+            stores.removeAll { $0.toOpaque() == gone }
+        } else {
+            lock.withLock { stores.removeAll { $0.toOpaque() == gone } }
+        }
         BackgroundWriter.cancel(gone)
     }
 
@@ -49,7 +61,12 @@ enum LiveStores {
     /// still alive, under the lock, so that none can go away meanwhile.
     static func withEach(_ wanted: [UnsafeMutableRawPointer]?, _ body: (PreferencesStore) -> Void) {
         lock.withLock {
+            holder.store(UInt(pthread_self()), ordering: .releasing)
+            defer { holder.store(0, ordering: .releasing) }
             for s in stores where wanted?.contains(s.toOpaque()) ?? true {
+                // One that went away while an earlier one was served (its
+                // deinit ran on this thread) is no longer listed.
+                guard stores.contains(where: { $0.toOpaque() == s.toOpaque() }) else { continue }
                 s._withUnsafeGuaranteedRef(body)
             }
         }

@@ -187,10 +187,11 @@ extension PreferencesStore {
 
     /// ``synchronizeAll()`` for the writer thread and the exit handler,
     /// which reach the store through `LiveStores` under its lock: takes no
-    /// reference to the store. A store whose last reference the program
-    /// has dropped is then in its deinit, waiting for that lock; a retain
-    /// and release here would run its deinit a second time, on this
-    /// thread, which waits for the lock it holds.
+    /// reference to the store of its own, so that a store whose last
+    /// reference the program has dropped (its deinit waiting for that
+    /// lock) is not kept alive by this thread. Should a build retain it
+    /// anyway, the release runs the deinit here, which `LiveStores.remove`
+    /// allows for.
     func synchronizeAllUnretained() throws(PrefsError) {
         try lock.withLock { () throws(PrefsError) in try synchronizeAll(&state) }
     }
