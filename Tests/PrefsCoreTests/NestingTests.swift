@@ -61,6 +61,20 @@ struct NestingTests {
 
     /// Every array, dictionary, key and value counts as a level, so 256
     /// containers cannot hold a value, with or without the <plist> wrapper.
+    /// Whichever of the two limits meets a document first, libxml2's or
+    /// the reader's, the error says the same.
+    @Test func tooDeepSaysSoInOneWay() {
+        for document in [Self.arrays(300), Self.arrays(300, wrapped: false), Self.arrays(257)] {
+            do {
+                _ = try PropertyList.parse(document)
+                Issue.record("a document too deep parsed")
+            } catch {
+                #expect(error.code == .tooDeep)
+                #expect(error.message.hasPrefix("nesting deeper than 256 levels"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func twoHundredFiftySixHoldingAValueRefused() {
         expectRefused(Self.arrays(256, inner: "<integer>1</integer>"), .tooDeep)
         expectRefused(Self.arrays(256, inner: "<integer>1</integer>", wrapped: false), .tooDeep)

@@ -675,7 +675,10 @@ enum XMLReader {
                 Int(XML_ERR_ENTITY_LOOP.rawValue), Int(XML_ERR_ENTITY_BOUNDARY.rawValue):
                 code = .forbiddenMarkup
             case Int(XML_ERR_INTERNAL_ERROR.rawValue) where message.contains("depth"):
+                // libxml2's own limit, met before ours when it parses a
+                // document whole: said as ours is.
                 code = .tooDeep
+                message = "nesting deeper than \(PropertyList.maxNesting) levels"
             default:
                 code = .malformed
             }
