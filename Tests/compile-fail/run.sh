@@ -41,6 +41,10 @@ for package in "$here"/*/; do
         done <"$log.expect"
         rm -f "$log.expect"
     done
+    if [ "$failures" -gt 0 ]; then
+        echo "    the build's last lines:"
+        tail -n 15 "$log" | sed 's/^/    | /'
+    fi
     if [ "$expected" -eq 0 ]; then
         echo "FAIL $name: no // expect: comment"
         failures=$((failures + 1))
