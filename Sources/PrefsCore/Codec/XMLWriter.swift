@@ -3,6 +3,10 @@
 /// XML writer would add work and no safety.
 struct XMLWriter {
     private(set) var out: [UInt8] = []
+    /// Whether a date with a fraction of a second is one only the binary
+    /// format carries (a domain file, which must not lose it) rather than
+    /// written truncated to its second (a document asked for as XML).
+    private var exactDates = false
 
     static let header = Array(
         """
@@ -21,17 +25,16 @@ struct XMLWriter {
     /// entries in the order ``write(_:)`` sorts them (each key once), which
     /// a domain keeps from one write to the next instead of sorting again.
     static func write(dictionaryEntries entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8] {
-        guard let bytes = try writeDomain(entries) else {
-            // Not reached: a value XML cannot carry throws inside.
-            throw PrefsError(.unrepresentable, "a value the XML format cannot carry")
-        }
-        return bytes
+        var depth = 1
+        for e in entries where e.value.depth + 1 > depth { depth = e.value.depth + 1 }
+        return try write(PropertyList(container: .dictionary([:]), depth: depth, minimumXMLSize: 0), order: entries)
     }
 
     /// The domain file of `entries` (sorted by key) as XML, or `nil` when
     /// a value is one that only the binary format carries: a string or key
     /// holding a character XML 1.0 cannot carry, a date outside the years
-    /// the XML format writes. Throws what no format can hold (nesting,
+    /// the XML format writes or with a fraction of a second (XML dates are
+    /// whole seconds). Throws what no format can hold (nesting,
     /// sizes the reader refuses).
     static func writeDomain(_ entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8]? {
         try writeDomainWithSpans(entries)?.bytes
@@ -50,7 +53,7 @@ struct XMLWriter {
         do throws(Failure) {
             var spans: [UInt32] = []
             spans.reserveCapacity(entries.count)
-            let bytes = try encode(top, order: entries, spans: &spans)
+            let bytes = try encode(top, order: entries, spans: &spans, exactDates: true)
             return (bytes, spans)
         } catch {
             if error.binaryOnly { return nil }
@@ -72,6 +75,7 @@ struct XMLWriter {
             throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
         }
         var w = XMLWriter()
+        w.exactDates = true
         do throws(Failure) {
             try w.appendEntry(key, value, indent: 0)
         } catch {
@@ -100,7 +104,8 @@ struct XMLWriter {
     }
 
     private static func encode(
-        _ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?, spans: inout [UInt32]
+        _ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?, spans: inout [UInt32],
+        exactDates: Bool = false
     ) throws(Failure) -> [UInt8] {
         guard value.depth < PropertyList.maxNesting else {
             throw Failure(base: PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it"))
@@ -109,6 +114,7 @@ struct XMLWriter {
             throw tooLarge
         }
         var w = XMLWriter()
+        w.exactDates = exactDates
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
         if let order {
@@ -199,6 +205,10 @@ struct XMLWriter {
             guard let text = ScalarText.formatXMLDate(t) else {
                 throw Failure(
                     base: PrefsError(.unrepresentable, "date \(t) is outside the years the XML format holds"), binaryOnly: true)
+            }
+            guard !exactDates || t.rounded(.down) == t else {
+                throw Failure(
+                    base: PrefsError(.unrepresentable, "date \(t) has a fraction of a second, which the XML format drops"), binaryOnly: true)
             }
             literal("<date>")
             out.append(contentsOf: text.utf8)
