@@ -3,10 +3,13 @@
 /// XML writer would add work and no safety.
 struct XMLWriter {
     private(set) var out: [UInt8] = []
-    /// Whether a date with a fraction of a second is one only the binary
-    /// format carries (a domain file, which must not lose it) rather than
-    /// written truncated to its second (a document asked for as XML).
-    private var exactDates = false
+    /// Whether a value whose text would read back as other bits is one
+    /// only the binary format carries (a domain file, whose index keeps
+    /// the bits: a date with a fraction of a second, a NaN other than the
+    /// one `nan` reads as) rather than written as near as the text goes
+    /// (a document asked for as XML: a date truncated to its second, any
+    /// NaN as `nan`).
+    private var exact = false
 
     static let header = Array(
         """
@@ -34,8 +37,8 @@ struct XMLWriter {
     /// a value is one that only the binary format carries: a string or key
     /// holding a character XML 1.0 cannot carry, a date outside the years
     /// the XML format writes or with a fraction of a second (XML dates are
-    /// whole seconds). Throws what no format can hold (nesting,
-    /// sizes the reader refuses).
+    /// whole seconds), or a NaN with a sign or payload (written `nan`).
+    /// Throws what no format can hold (nesting, sizes the reader refuses).
     static func writeDomain(_ entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8]? {
         try writeDomainWithSpans(entries)?.bytes
     }
@@ -53,7 +56,7 @@ struct XMLWriter {
         do throws(Failure) {
             var spans: [UInt32] = []
             spans.reserveCapacity(entries.count)
-            let bytes = try encode(top, order: entries, spans: &spans, exactDates: true)
+            let bytes = try encode(top, order: entries, spans: &spans, exact: true)
             return (bytes, spans)
         } catch {
             if error.binaryOnly { return nil }
@@ -75,7 +78,7 @@ struct XMLWriter {
             throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
         }
         var w = XMLWriter()
-        w.exactDates = true
+        w.exact = true
         do throws(Failure) {
             try w.appendEntry(key, value, indent: 0)
         } catch {
@@ -105,7 +108,7 @@ struct XMLWriter {
 
     private static func encode(
         _ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?, spans: inout [UInt32],
-        exactDates: Bool = false
+        exact: Bool = false
     ) throws(Failure) -> [UInt8] {
         guard value.depth < PropertyList.maxNesting else {
             throw Failure(base: PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it"))
@@ -114,7 +117,7 @@ struct XMLWriter {
             throw tooLarge
         }
         var w = XMLWriter()
-        w.exactDates = exactDates
+        w.exact = exact
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
         if let order {
@@ -196,6 +199,9 @@ struct XMLWriter {
             ScalarText.appendInteger(i, to: &out)
             literal("</integer>\n")
         case .real(let d):
+            guard !exact || !d.isNaN || d.bitPattern == Double.nan.bitPattern else {
+                throw Failure(base: PrefsError(.unrepresentable, "a NaN with a sign or payload, which the XML format drops"), binaryOnly: true)
+            }
             literal("<real>")
             out.append(contentsOf: ScalarText.formatAppleReal(d).utf8)
             literal("</real>\n")
@@ -206,7 +212,7 @@ struct XMLWriter {
                 throw Failure(
                     base: PrefsError(.unrepresentable, "date \(t) is outside the years the XML format holds"), binaryOnly: true)
             }
-            guard !exactDates || t.rounded(.down) == t else {
+            guard !exact || t.rounded(.down) == t else {
                 throw Failure(
                     base: PrefsError(.unrepresentable, "date \(t) has a fraction of a second, which the XML format drops"), binaryOnly: true)
             }
