@@ -285,7 +285,9 @@ PREFS_EXPORT bool PrefsBooleanGetValue(PrefsBooleanRef boolean);
 /* ------------------------------------------------------------------ */
 
 /** A date, `unixTime` seconds after 1970-01-01T00:00:00Z (fractions kept
- *  in memory; the XML format stores whole seconds, see below). */
+ *  in memory; the XML format stores whole seconds, see below, so a domain
+ *  file that holds a date with a fraction of a second, or a NaN real with a
+ *  sign or payload, is written binary and keeps it). */
 PREFS_EXPORT PrefsDateRef PrefsDateCreate(double unixTime);
 /** The date as seconds since 1970-01-01T00:00:00Z. */
 PREFS_EXPORT double PrefsDateGetUnixTime(PrefsDateRef date);

@@ -3,7 +3,9 @@
 /// documents, fonts, tokens, counters...), written in Apple's XML layout:
 /// tab indentation, keys sorted by their UTF-8 bytes, `&`, `<`, `>` escaped,
 /// base64 wrapped at 76 - 8 * indent columns, `<array/>` and `<dict/>` for
-/// empty containers.
+/// empty containers, reals as `%.17g`.
+
+import Foundation
 
 /// SplitMix64: small, fast and the same everywhere.
 struct SplitMix64 {
@@ -124,9 +126,9 @@ enum InputGenerator {
             case .integer(let i):
                 literal("<integer>\(i)</integer>\n")
             case .real(let d):
-                var s = d.description
-                if s.hasSuffix(".0") { s.removeLast(2) }
-                literal("<real>\(s)</real>\n")
+                // As Apple writes a real: 17 significant digits (`%.17g`,
+                // 0.070000000000000007), and `0.0` for zero.
+                literal("<real>\(d == 0 ? "0.0" : String(format: "%.17g", d))</real>\n")
             case .boolean(let b):
                 literal(b ? "<true/>\n" : "<false/>\n")
             case .date(let t):

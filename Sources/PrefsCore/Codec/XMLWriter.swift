@@ -3,6 +3,13 @@
 /// XML writer would add work and no safety.
 struct XMLWriter {
     private(set) var out: [UInt8] = []
+    /// Whether a value whose text would read back as other bits is one
+    /// only the binary format carries (a domain file, whose index keeps
+    /// the bits: a date with a fraction of a second, a NaN other than the
+    /// one `nan` reads as) rather than written as near as the text goes
+    /// (a document asked for as XML: a date truncated to its second, any
+    /// NaN as `nan`).
+    private var exact = false
 
     static let header = Array(
         """
@@ -21,18 +28,17 @@ struct XMLWriter {
     /// entries in the order ``write(_:)`` sorts them (each key once), which
     /// a domain keeps from one write to the next instead of sorting again.
     static func write(dictionaryEntries entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8] {
-        guard let bytes = try writeDomain(entries) else {
-            // Not reached: a value XML cannot carry throws inside.
-            throw PrefsError(.unrepresentable, "a value the XML format cannot carry")
-        }
-        return bytes
+        var depth = 1
+        for e in entries where e.value.depth + 1 > depth { depth = e.value.depth + 1 }
+        return try write(PropertyList(container: .dictionary([:]), depth: depth, minimumXMLSize: 0), order: entries)
     }
 
     /// The domain file of `entries` (sorted by key) as XML, or `nil` when
     /// a value is one that only the binary format carries: a string or key
     /// holding a character XML 1.0 cannot carry, a date outside the years
-    /// the XML format writes. Throws what no format can hold (nesting,
-    /// sizes the reader refuses).
+    /// the XML format writes or with a fraction of a second (XML dates are
+    /// whole seconds), or a NaN with a sign or payload (written `nan`).
+    /// Throws what no format can hold (nesting, sizes the reader refuses).
     static func writeDomain(_ entries: [(key: PropertyList.Key, value: PropertyList)]) throws(PrefsError) -> [UInt8]? {
         try writeDomainWithSpans(entries)?.bytes
     }
@@ -50,7 +56,7 @@ struct XMLWriter {
         do throws(Failure) {
             var spans: [UInt32] = []
             spans.reserveCapacity(entries.count)
-            let bytes = try encode(top, order: entries, spans: &spans)
+            let bytes = try encode(top, order: entries, spans: &spans, exact: true)
             return (bytes, spans)
         } catch {
             if error.binaryOnly { return nil }
@@ -72,6 +78,7 @@ struct XMLWriter {
             throw PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it")
         }
         var w = XMLWriter()
+        w.exact = true
         do throws(Failure) {
             try w.appendEntry(key, value, indent: 0)
         } catch {
@@ -100,7 +107,8 @@ struct XMLWriter {
     }
 
     private static func encode(
-        _ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?, spans: inout [UInt32]
+        _ value: PropertyList, order: [(key: PropertyList.Key, value: PropertyList)]?, spans: inout [UInt32],
+        exact: Bool = false
     ) throws(Failure) -> [UInt8] {
         guard value.depth < PropertyList.maxNesting else {
             throw Failure(base: PrefsError(.tooDeep, "value nests deeper than \(PropertyList.maxNesting) levels; the XML format cannot hold it"))
@@ -109,6 +117,7 @@ struct XMLWriter {
             throw tooLarge
         }
         var w = XMLWriter()
+        w.exact = exact
         w.out.reserveCapacity(4096)
         w.out.append(contentsOf: header)
         if let order {
@@ -190,6 +199,9 @@ struct XMLWriter {
             ScalarText.appendInteger(i, to: &out)
             literal("</integer>\n")
         case .real(let d):
+            guard !exact || !d.isNaN || d.bitPattern == Double.nan.bitPattern else {
+                throw Failure(base: PrefsError(.unrepresentable, "a NaN with a sign or payload, which the XML format drops"), binaryOnly: true)
+            }
             literal("<real>")
             out.append(contentsOf: ScalarText.formatAppleReal(d).utf8)
             literal("</real>\n")
@@ -199,6 +211,10 @@ struct XMLWriter {
             guard let text = ScalarText.formatXMLDate(t) else {
                 throw Failure(
                     base: PrefsError(.unrepresentable, "date \(t) is outside the years the XML format holds"), binaryOnly: true)
+            }
+            guard !exact || t.rounded(.down) == t else {
+                throw Failure(
+                    base: PrefsError(.unrepresentable, "date \(t) has a fraction of a second, which the XML format drops"), binaryOnly: true)
             }
             literal("<date>")
             out.append(contentsOf: text.utf8)
