@@ -286,6 +286,28 @@ struct SplicedCommitTests {
         }
     }
 
+    /// A splice uses the bytes it read only while the open file still has
+    /// the identity its index was checked against: one rewritten in place
+    /// after it was opened (same size, times put back) is not.
+    @Test func anOpenFileRewrittenInPlaceIsSeenAsChanged() throws {
+        try inSandbox { box in
+            let path = box.root + "/in-place.plist"
+            writeBytes(Array("<plist><string>aaaa</string></plist>".utf8), to: path)
+            let file = try #require(try FileSystem.openForReading(path, followingLinks: false))
+            defer { file.close() }
+            #expect(file.isUnchanged())
+            let fd = open(path, O_WRONLY)
+            #expect(fd >= 0)
+            let other = Array("<plist><string>bbbb</string></plist>".utf8)
+            #expect(other.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == other.count)
+            var times = [timespec(tv_sec: Int(file.stamp.mtimeSeconds), tv_nsec: Int(file.stamp.mtimeNanoseconds))]
+            times.append(times[0])
+            #expect(futimens(fd, &times) == 0)
+            close(fd)
+            #expect(!file.isUnchanged(), "an in-place rewrite with its times put back went unseen")
+        }
+    }
+
     static let rootVariable = "PREFS_SPLICE_TEST_ROOT"
 
     /// The child of ``aCrashMidCommitLeavesAWholeFile(point:)``: sets one

@@ -444,7 +444,12 @@ final class Domain: @unchecked Sendable {
                 }
                 if let index {
                     if bytes == nil { bytes = try file.readAll() }
-                    if try spliced(bytes!, file.stamp, index: index, target: target, mode: mode, same: same) { return }
+                    // The splice copies byte ranges the index names for the
+                    // file `file.stamp` identifies: only if the bytes read
+                    // are still that file's.
+                    if file.isUnchanged(), try spliced(bytes!, file.stamp, index: index, target: target, mode: mode, same: same) {
+                        return
+                    }
                 }
                 if same {
                     stored = values

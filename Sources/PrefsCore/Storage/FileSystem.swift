@@ -55,6 +55,15 @@ package enum FileSystem {
             try readToEnd(descriptor, expecting: Int(stamp.size), name: name, tooLarge: "; it is left as it is")
         }
 
+        /// Whether the file still has the identity it was opened with: a
+        /// program that ignores the directory lock may have rewritten it in
+        /// place since, and bytes read since may not be the ones
+        /// ``stamp`` names.
+        func isUnchanged() -> Bool {
+            guard let st = try? SystemCall.fstat(descriptor) else { return false }
+            return Stamp(st).sameIdentity(stamp)
+        }
+
         /// At most the first `count` bytes of the file (fewer when it is
         /// shorter), read without moving a file position.
         func readPrefix(_ count: Int) throws(PrefsError) -> [UInt8] {
