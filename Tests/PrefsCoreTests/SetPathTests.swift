@@ -14,17 +14,6 @@ import Testing
 private let app = "com.example.setpath"
 private let own = DomainID(application: app, user: .current, host: .any)
 
-/// Waits up to `seconds` for `condition`.
-private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    var waited = 0.0
-    while waited < seconds {
-        if condition() { return true }
-        usleep(20_000)
-        waited += 0.02
-    }
-    return condition()
-}
-
 @Suite struct SetPathTests {
     /// A store whose installed schemas are looked for in `dir`.
     private func store(_ box: StoreSandbox, schemas dir: String) -> PreferencesStore {

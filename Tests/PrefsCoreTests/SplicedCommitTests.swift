@@ -11,19 +11,6 @@ struct SplicedCommitTests {
     static let app = "com.example.spliced"
     static let id = DomainID(application: app, user: .current, host: .any)
 
-    /// A small deterministic generator, so that a failing sequence repeats.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     /// Strings XML carries that need escaping or are otherwise unusual.
     static let oddStrings = [
         "", " ", "a&b", "<tag>", "]]>", "x\ry", "tab\there", "line\nbreak", "héllo wörld", "日本語", "🎉 emoji",
@@ -32,7 +19,7 @@ struct SplicedCommitTests {
 
     /// A random value; `binary`: also values only the binary format carries
     /// exactly (dates with fractions of a second, control characters).
-    static func value(_ r: inout Random, binary: Bool, depth: Int = 0) -> PropertyList {
+    static func value(_ r: inout SplitMix64, binary: Bool, depth: Int = 0) -> PropertyList {
         switch r.below(depth < 2 ? 11 : 9) {
         case 0: return .string(oddStrings[r.below(oddStrings.count)])
         case 1: return .integer(Int64(bitPattern: r.next()) >> r.below(64))
@@ -53,7 +40,7 @@ struct SplicedCommitTests {
         }
     }
 
-    static func key(_ r: inout Random, _ n: Int) -> String {
+    static func key(_ r: inout SplitMix64, _ n: Int) -> String {
         switch r.below(10) {
         case 0: return "odd<&>\(r.below(n))"
         case 1: return "ключ\(r.below(n))"
@@ -115,7 +102,7 @@ struct SplicedCommitTests {
     @Test(arguments: [1, 2, 3, 4])
     func randomSequencesMatchAFullWrite(seed: UInt64) throws {
         try inSandbox { box in
-            var r = Random(state: seed)
+            var r = SplitMix64(seed: seed)
             var model = PropertyListDictionary()
             let stores = [box.store(), box.store()]
             let size = [3, 40, 300, 1][Int(seed) - 1]
@@ -153,7 +140,7 @@ struct SplicedCommitTests {
     /// kept, dates to their fraction of a second.
     @Test func aBinaryFileIsWrittenWhole() throws {
         try inSandbox { box in
-            var r = Random(state: 99)
+            var r = SplitMix64(seed: 99)
             var model: PropertyListDictionary = ["plain": "text"]
             let store = box.store()
             try store.set([("plain", "text")], in: Self.id)
@@ -184,7 +171,7 @@ struct SplicedCommitTests {
     /// kind of change at the start, middle and end, removals of every key,
     /// and growth past the bucket table's size.
     @Test func spliceAgainstTheIndexOfAFullWrite() throws {
-        var r = Random(state: 7)
+        var r = SplitMix64(seed: 7)
         var model = PropertyListDictionary()
         for i in stride(from: 0, to: 60, by: 2) { model[PropertyList.Key("k\(1000 + i)")] = Self.value(&r, binary: false) }
         var (xml, body, buckets) = try Self.full(model)

@@ -241,3 +241,14 @@ func runChildTest(named test: String, role: String, environment: [String: String
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// Waits up to `seconds` for `condition`.
+func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    var waited = 0.0
+    while waited < seconds {
+        if condition() { return true }
+        usleep(20_000)
+        waited += 0.02
+    }
+    return condition()
+}

@@ -195,6 +195,9 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in 0..<n, for tests whose sequences must repeat.
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
 /// Runs `body` on a detached thread of its own and waits at most `seconds`

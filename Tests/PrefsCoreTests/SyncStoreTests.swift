@@ -23,17 +23,6 @@ private final class Machines {
     func ownFile(_ i: Int) -> String { boxes[i].expectedPath(app) }
 }
 
-/// Waits up to `seconds` for `condition`.
-private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    var waited = 0.0
-    while waited < seconds {
-        if condition() { return true }
-        usleep(20_000)
-        waited += 0.02
-    }
-    return condition()
-}
-
 @Suite(.serialized) struct SyncStoreTests {
     @Test func aSyncedWriteReachesTheOtherMachineAndNotTheLocalDomain() throws {
         let m = Machines(2)
