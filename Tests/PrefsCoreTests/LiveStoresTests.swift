@@ -23,7 +23,7 @@ struct LiveStoresTests {
         try inSandbox { box in
             var store: PreferencesStore? = PreferencesStore(locations: box.locations, arguments: ["test-program"])
             try store!.set([("pending", 1)], in: own())
-            nonisolated(unsafe) let held = Unmanaged.passRetained(store!)
+            let held = Unmanaged.passRetained(store!)
             store = nil
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
