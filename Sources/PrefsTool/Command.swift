@@ -234,7 +234,9 @@ enum Command {
         if ValueGrammar.isFlag(key) { throw .unusable("a key is missing before \(shown(key))") }
         let edit = try ValueGrammar.parse(rest.dropFirst())
         let target = try Target.resolve(args.first!, host: host)
-        let current = try target.values()
+        // The one key an -array-add or -dict-add extends: a domain's other
+        // values are not decoded (a million of them would be).
+        let current = try target.values(keys: [key])
         let k = PropertyList.Key(key)
         let value: PropertyList
         switch edit {
