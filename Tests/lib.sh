@@ -29,6 +29,21 @@ passed=0
 failed=0
 skipped=0
 
+# hostile_schema FILE: writes a settings schema whose title, description,
+# a key and a default all hold HOSTILE (set here): comment openers and
+# closers, a trigraph, a backslash at the end of a line, a newline, a
+# bidirectional override. The schema generators' tests read it.
+hostile_schema() {
+    HOSTILE=$'x /* y */ z ??/ w\\\nv \xe2\x80\xae rtl ??='
+    {
+        printf '<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array>\n'
+        printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>Hostile</string>'
+        printf '<key>DefaultValue</key><string>%s</string><key>Title</key><string>%s</string><key>Description</key><string>%s/</string></dict>\n' "$HOSTILE" "$HOSTILE" "$HOSTILE"
+        printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>%s</string><key>DefaultValue</key><string>%s</string></dict>\n' "$HOSTILE" "$HOSTILE"
+        printf '</array></dict></plist>\n'
+    } >"$1"
+}
+
 pass() {
     passed=$((passed + 1))
     printf 'PASS  %s%s\n' "$1" "${2:+  ($2)}"

@@ -1090,14 +1090,7 @@ fi
 # openers and closers, a trigraph, a backslash at the end of a line, a
 # newline, a bidirectional override. The header compiles with -Werror
 # and the getter returns the default byte for byte.
-HOSTILE=$'x /* y */ z ??/ w\\\nv \xe2\x80\xae rtl ??='
-{
-    printf '<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array>\n'
-    printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>Hostile</string>'
-    printf '<key>DefaultValue</key><string>%s</string><key>Title</key><string>%s</string><key>Description</key><string>%s/</string></dict>\n' "$HOSTILE" "$HOSTILE" "$HOSTILE"
-    printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>%s</string><key>DefaultValue</key><string>%s</string></dict>\n' "$HOSTILE" "$HOSTILE"
-    printf '</array></dict></plist>\n'
-} >"$WORK/hostile.plist"
+hostile_schema "$WORK/hostile.plist"
 p schema c "$WORK/hostile.plist"
 cp "$WORK/out" "$WORK/hostile.h"
 printf '#include "hostile.h"\n#include <stdio.h>\nint main(void) {\n    char *s = hostile_get_Hostile();\n    if (s == NULL) return 1;\n    fputs(s, stdout);\n    free(s);\n    return 0;\n}\n' >"$WORK/hostile.c"

@@ -139,14 +139,7 @@ fi
 # newline, a bidirectional override. The keys type-check, the string
 # literals hold the texts exactly (escaped), the comments stay on one line
 # with no comment marker.
-HOSTILE=$'x /* y */ z ??/ w\\\nv \xe2\x80\xae rtl ??='
-{
-    printf '<plist version="1.0"><dict><key>PreferenceSpecifiers</key><array>\n'
-    printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>Hostile</string>'
-    printf '<key>DefaultValue</key><string>%s</string><key>Title</key><string>%s</string><key>Description</key><string>%s/</string></dict>\n' "$HOSTILE" "$HOSTILE" "$HOSTILE"
-    printf '<dict><key>Type</key><string>PSTextFieldSpecifier</string><key>Key</key><string>%s</string><key>DefaultValue</key><string>%s</string></dict>\n' "$HOSTILE" "$HOSTILE"
-    printf '</array></dict></plist>\n'
-} >"$WORK/hostile.plist"
+hostile_schema "$WORK/hostile.plist"
 literal='"x /* y */ z ??/ w\\\u{a}v \u{202e} rtl ??="'
 "$PREFIX/bin/prefs" schema swift "$WORK/hostile.plist" >"$WORK/HostileKeys.swift"
 printf 'import PrefsCore\nlet h: String = Preferences.Keys.hostile.defaultValue\nlet same = h == %s\n' "$literal" >"$WORK/hostile.swift"
