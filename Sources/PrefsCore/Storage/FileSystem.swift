@@ -354,7 +354,14 @@ package enum FileSystem {
     ///   a link another user planted is refused;
     /// - a directory, a block device, a socket, a link to nothing: refused
     ///   before anything is written.
-    package static func replaceUserFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
+    ///
+    /// When what `path` leads to is a terminal, `forTerminal` gives the
+    /// bytes to write there instead (text escaped for people), or throws to
+    /// write nothing (a binary file); its message follows "cannot write
+    /// <path>: ". Without it, a terminal gets `bytes`.
+    package static func replaceUserFile(
+        _ path: String, with bytes: [UInt8], forTerminal: ((_ bytes: [UInt8]) throws(PrefsError) -> [UInt8])? = nil
+    ) throws(PrefsError) {
         let st: stat
         do { st = try SystemCall.lstat(path) } catch {
             guard error.rawValue == ENOENT else { throw error.io("cannot examine", path) }
@@ -371,7 +378,7 @@ package enum FileSystem {
         case S_IFLNK where st.st_uid != geteuid() && st.st_uid != 0:
             throw PrefsError(.io, "cannot write \(path): it is a symbolic link of another user's, which is not followed")
         case S_IFLNK, S_IFCHR, S_IFIFO:
-            try writeThrough(path, bytes)
+            try writeThrough(path, bytes, forTerminal: forTerminal)
         default:
             throw PrefsError(.io, "cannot write \(path): not a regular file, a character device or a FIFO")
         }
@@ -382,8 +389,12 @@ package enum FileSystem {
     /// what it leads to is checked on the descriptor before any byte is
     /// written.
     /// Without `followingLinks`, a symlink put at `path` since it was
-    /// examined is refused rather than followed.
-    private static func writeThrough(_ path: String, _ bytes: [UInt8], followingLinks: Bool = true) throws(PrefsError) {
+    /// examined is refused rather than followed. A terminal gets what
+    /// `forTerminal` makes of `bytes` (see ``replaceUserFile(_:with:forTerminal:)``).
+    private static func writeThrough(
+        _ path: String, _ bytes: [UInt8], followingLinks: Bool = true,
+        forTerminal: ((_ bytes: [UInt8]) throws(PrefsError) -> [UInt8])? = nil
+    ) throws(PrefsError) {
         let noFollow = followingLinks ? 0 : O_NOFOLLOW
         // Where a link leads, without opening it for writing (no O_TRUNC
         // yet, no waiting on a FIFO): a directory or a block device is
@@ -411,6 +422,10 @@ package enum FileSystem {
             do { try SystemCall.ftruncate(fd, 0) } catch { throw error.io("cannot truncate", path) }
         } else if (st.st_mode & S_IFMT) != S_IFCHR && (st.st_mode & S_IFMT) != S_IFIFO {
             throw PrefsError(.io, "cannot write \(path): not a regular file, a character device or a FIFO")
+        }
+        var bytes = bytes
+        if (st.st_mode & S_IFMT) == S_IFCHR, let forTerminal, isatty(fd) == 1 {
+            do { bytes = try forTerminal(bytes) } catch { throw PrefsError(error.code, "cannot write \(path): \(error.message)") }
         }
         do { try writeAll(fd, bytes) } catch { throw error.io("cannot write", path) }
         if (st.st_mode & S_IFMT) == S_IFREG {
