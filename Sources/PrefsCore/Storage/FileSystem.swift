@@ -163,33 +163,47 @@ package enum FileSystem {
 
     /// Reads `fd` to its end, with room for `expected` bytes from the start
     /// and ``maximumFileSize`` at most; `note` ends the message of a refusal
-    /// for size.
+    /// for size. The reads go into memory not yet initialized: nothing is
+    /// zero-filled only to be overwritten.
     private static func readToEnd(_ fd: Int32, expecting expected: Int, name: String, tooLarge note: String) throws(PrefsError) -> [UInt8] {
         let tooLarge = PrefsError(.io, "cannot read \(name): larger than the \(maximumFileSize >> 20) MiB a preferences file may hold\(note)")
         guard expected <= maximumFileSize else { throw tooLarge }
-        var bytes = [UInt8](repeating: 0, count: expected)
-        var done = 0
-        // Once the buffer is full, reads go to a small probe first: a file
-        // read whole at its stat size ends with a read of 0 bytes, and
-        // growing the buffer for it would copy (and double) the whole file.
-        var probe = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let full = done == bytes.count
-            if full { guard done <= maximumFileSize else { throw tooLarge } }
-            let n: Int
-            do throws(Errno) {
-                n =
-                    full
-                    ? try probe.withUnsafeMutableBytes { b in Result { () throws(Errno) in try SystemCall.read(fd, into: b) } }.get()
-                    : try bytes.withUnsafeMutableBytes { b in
-                        Result { () throws(Errno) in try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[done...])) }
-                    }.get()
-            } catch { throw error.io("cannot read", name) }
-            if n == 0 { break }
-            if full { bytes.append(contentsOf: probe[..<n]) }  // the file grew, or a stream's next chunk
-            done += n
+        let expected = max(expected, 0)
+        var failure: Errno? = nil
+        // Reads until `expected` bytes or the end: a file shorter than its
+        // stat size ends early, and the array holds what was read.
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
+            while count < expected {
+                let n: Int
+                do throws(Errno) {
+                    n = try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + count, count: expected - count))
+                } catch {
+                    failure = error
+                    return
+                }
+                if n == 0 { return }
+                count += n
+            }
         }
-        if done < bytes.count { bytes.removeSubrange(done...) }
+        if let failure { throw failure.io("cannot read", name) }
+        if bytes.count < expected { return bytes }
+        // Full: further reads go to a small probe on the stack first. A file
+        // read whole at its stat size ends with a read of 0 bytes, and
+        // growing the array for it would copy (and double) the whole file.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { probe in
+            while true {
+                guard bytes.count <= maximumFileSize else { return }
+                let n: Int
+                do throws(Errno) { n = try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(probe)) } catch {
+                    failure = error
+                    return
+                }
+                if n == 0 { return }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: probe[..<n]))  // the file grew, or a stream's next chunk
+            }
+        }
+        if let failure { throw failure.io("cannot read", name) }
+        guard bytes.count <= maximumFileSize else { throw tooLarge }
         return bytes
     }
 
