@@ -350,6 +350,13 @@ if command -v python3 >/dev/null; then
     # XML carries C1 controls and direction overrides (not ESC or CR).
     printf '{ "k\\U009b31m" = "\\U202eevil\\U009b31m"; }' >"$WORK/files/evil-xml.txt"
     "$PREFS" convert -convert xml1 -o "$CFG/com.example.evilxml.plist" "$WORK/files/evil-xml.txt"
+    TERMINAL_LOG=$WORK/tty.bytes python3 "$HERE/terminal.py" -- "$PREFS" export com.example.evil - -format binary1 >"$WORK/term.log" 2>&1
+    if [ "$(tail -n 1 "$WORK/term.log")" = "status 1" ] && ! grep -q bplist "$WORK/tty.bytes" \
+        && grep -q "prefs: a binary property list is not written to a terminal" "$WORK/tty.bytes"; then
+        pass "terminal/export binary1 to standard output, a terminal: refused, nothing written, exit 1"
+    else
+        fail "terminal/export binary1 to standard output, a terminal: refused, nothing written, exit 1" "$(tail -n 1 "$WORK/term.log"); $(head -c 200 "$WORK/tty.bytes" | cat -v)"
+    fi
     term "export D /dev/tty (XML, escaped)" -- export com.example.evilxml /dev/tty
     term "convert -convert xml1 -o /dev/tty (escaped)" -- convert -convert xml1 -o /dev/tty "$WORK/files/evil-xml.txt"
     ok "terminal/export binary1 to /dev/stdout, a pipe: the bytes" \
