@@ -95,11 +95,7 @@ let package = Package(
             // As swift-configuration's protocols are compiled: their async
             // handlers run on the caller's executor.
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
-        // Swift 5 mode: the ported TestUserDefaults cases capture a mutable
-        // counter in a notification block, as they are written.
-        .testTarget(
-            name: "PrefsFoundationTests", dependencies: ["PrefsFoundation"],
-            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "PrefsFoundationTests", dependencies: ["PrefsFoundation"]),
         .testTarget(name: "PrefsConfigurationTests", dependencies: ["PrefsConfiguration"]),
     ]
 )

@@ -377,7 +377,7 @@ enum Command {
             try Output.standard.document(bytes, format)
         } else {
             do throws(PrefsError) {
-                try FileSystem.replaceUserFile(destination, with: bytes)
+                try FileSystem.replaceUserFile(destination, with: bytes, forTerminal: format.forTerminal)
             } catch {
                 throw .refused("prefs: \(shown(error.message))")
             }
@@ -396,6 +396,16 @@ enum Command {
             switch self {
             case .xml1: return try value.xmlData()
             case .binary1: return try value.binaryData()
+            }
+        }
+
+        /// A file of this format for an output path that is a terminal
+        /// (`export D /dev/tty`): XML escaped by the terminal rule, as on
+        /// standard output; a binary property list refused, nothing written.
+        func forTerminal(_ bytes: [UInt8]) throws(PrefsError) -> [UInt8] {
+            switch self {
+            case .xml1: return Array(TerminalText.escaped(String(decoding: bytes, as: UTF8.self), keepingLayout: true).utf8)
+            case .binary1: throw PrefsError(.io, "a binary property list is not written to a terminal; write it to a file or a pipe")
             }
         }
     }

@@ -87,7 +87,7 @@ enum Convert {
                     try Output.standard.document(bytes, format)
                 } else {
                     do throws(PrefsError) {
-                        try FileSystem.replaceUserFile(destination, with: bytes)
+                        try FileSystem.replaceUserFile(destination, with: bytes, forTerminal: format.forTerminal)
                     } catch {
                         throw .refused("\(shown(file)): \(shown(error.message))")
                     }

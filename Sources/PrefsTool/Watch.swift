@@ -75,7 +75,9 @@ enum Watch {
     private static func observe(_ target: Target, _ key: String?) -> Int32? {
         guard let (readEnd, writeEnd) = try? SystemCall.pipe(nonblocking: true) else { return nil }
         do throws(PrefsError) {
-            _ = try target.store.addObserver(application: target.id.application, key: key) { _, _ in
+            // A command that only reads makes no directory: one made later
+            // is watched from the next check that finds it.
+            _ = try target.store.addObserver(application: target.id.application, key: key, makingDirectories: false) { _, _ in
                 SystemCall.signal(writeEnd, 1)  // a full pipe already means "look"
             }
         } catch {

@@ -81,6 +81,28 @@ struct DomainIndexTests {
         }
     }
 
+    /// A date of -0.0 is stored as +0.0 (no file format keeps the sign of
+    /// a zero date): a reader through the index and one parsing the file
+    /// see the same date, to the sign bit.
+    @Test func aNegativeZeroDateReadsTheSameThroughTheIndexAndTheFile() throws {
+        #expect(PropertyList.date(-0.0).dateValue?.sign == .plus)
+        #expect(PropertyList(.date(-0.0)).dateValue?.sign == .plus)
+        #expect(PropertyList.date(-0.5).dateValue == -0.5)
+        try inSandbox { box in
+            let path = try written(box, ["zero": .date(-0.0), "nested": [PropertyList.date(-0.0)]])
+            let c = try #require(contents(box))
+            guard case .value(let indexed) = c.value(forKey: "zero") else { Issue.record("zero missing from the index"); return }
+            let file = try PropertyList.parse(Array(try #require(FileManager.default.contents(atPath: path))))
+            let parsed = try #require(file.dictionaryValue?["zero"])
+            #expect(indexed.dateValue?.sign == .plus)
+            #expect(parsed.dateValue?.sign == .plus)
+            #expect(strictDifference(indexed, parsed) == nil)
+            let reader = box.store()
+            #expect(try reader.value(forKey: "zero", application: Self.app)?.dateValue?.sign == .plus)
+            #expect(try reader.value(forKey: "nested", application: Self.app)?.arrayValue?.first?.dateValue?.sign == .plus)
+        }
+    }
+
     /// What another program writes (Foundation takes no lock and makes no
     /// index) is read from the XML; the stale index is left for the next
     /// libprefs write to replace.

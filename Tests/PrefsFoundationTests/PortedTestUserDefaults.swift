@@ -1,7 +1,8 @@
 // Runs the TestUserDefaults cases (TestUserDefaults.swift, as
-// swift-corelibs-foundation has them with the type name changed) in a
-// child process of this test binary with a config directory of its own,
-// through the few XCTest names they use, given here over Swift Testing.
+// swift-corelibs-foundation has them, with the type name changed and one
+// counter made Sendable) in a child process of this test binary with a
+// config directory of its own, through the few XCTest names they use,
+// given here over Swift Testing.
 import Foundation
 import Testing
 
@@ -36,6 +37,20 @@ class PortedTestCase {
         while expectations.contains(where: { !$0.isFulfilled }) && Date() < end { usleep(5_000) }
         for e in expectations where !e.isFulfilled {
             Issue.record("expectation not fulfilled: \(e.description)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// A count that `@Sendable` closures (notification observers) may raise
+/// from any thread.
+final class SendableCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    /// Adds one; returns the new count.
+    func increment() -> Int {
+        lock.withLock {
+            value += 1
+            return value
         }
     }
 }

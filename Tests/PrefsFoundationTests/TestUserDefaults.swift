@@ -1,8 +1,11 @@
 // swift-corelibs-foundation's TestUserDefaults cases
 // (Tests/Foundation/Tests/TestUserDefaults.swift; Copyright (c) 2016 Apple
 // Inc. and the Swift project authors, Apache License v2.0 with Runtime
-// Library Exception), each body as it is there with one change: the type
-// name, UserDefaults -> Preferences. They run in a child process of this
+// Library Exception), each body as it is there with two changes: the type
+// name, UserDefaults -> Preferences, and test_persistentDomain's count of
+// notifications, a captured var mutated by a @Sendable observer there (an
+// error in the Swift 6 language mode), is a SendableCounter here, read
+// once per notification as before. They run in a child process of this
 // test binary, with a config directory of its own (Preferences.standard
 // is the process's own application), through the few XCTest names they
 // use, given below over Swift Testing.
@@ -304,15 +307,15 @@ class TestUserDefaults: XCTestCase {
 
         let done = expectation(description: "All notifications have fired.")
 
-        var countOfFiredNotifications = 0
+        let countOfFiredNotifications = SendableCounter()
         let expectedNotificationCount = 3
 
         let observer = NotificationCenter.default.addObserver(forName: Preferences.didChangeNotification, object: nil, queue: .main) { (_) in
-            countOfFiredNotifications += 1
+            let count = countOfFiredNotifications.increment()
 
-            if countOfFiredNotifications == expectedNotificationCount {
+            if count == expectedNotificationCount {
                 done.fulfill()
-            } else if countOfFiredNotifications > expectedNotificationCount {
+            } else if count > expectedNotificationCount {
                 XCTFail("Too many UserDefaults.didChangeNotification notifications posted.")
             }
         }

@@ -332,6 +332,37 @@ if command -v python3 >/dev/null; then
     term "explain <hostile domain>" -- explain "com.absent$H"
     term "export D - (XML to a terminal)" -- export com.example.evil -
     term "export D - -format binary1" -- export com.example.evil - -format binary1
+    # An output path that is a terminal (/dev/tty, the command's own): a
+    # binary property list is refused there too, nothing written, exit 1;
+    # XML is escaped as on standard output. A pipe and a file get the bytes.
+    for verb in export convert; do
+        if [ $verb = export ]; then args=(export com.example.evil /dev/tty -format binary1); else
+            args=(convert -convert binary1 -o /dev/tty "$WORK/files/evil.txt")
+        fi
+        TERMINAL_LOG=$WORK/tty.bytes python3 "$HERE/terminal.py" -- "$PREFS" "${args[@]}" >"$WORK/term.log" 2>&1
+        if [ "$(tail -n 1 "$WORK/term.log")" = "status 1" ] && ! grep -q bplist "$WORK/tty.bytes" \
+            && grep -q "cannot write /dev/tty: a binary property list is not written to a terminal" "$WORK/tty.bytes"; then
+            pass "terminal/$verb binary1 to /dev/tty: refused, nothing written, exit 1"
+        else
+            fail "terminal/$verb binary1 to /dev/tty: refused, nothing written, exit 1" "$(tail -n 1 "$WORK/term.log"); $(head -c 200 "$WORK/tty.bytes" | cat -v)"
+        fi
+    done
+    # XML carries C1 controls and direction overrides (not ESC or CR).
+    printf '{ "k\\U009b31m" = "\\U202eevil\\U009b31m"; }' >"$WORK/files/evil-xml.txt"
+    "$PREFS" convert -convert xml1 -o "$CFG/com.example.evilxml.plist" "$WORK/files/evil-xml.txt"
+    TERMINAL_LOG=$WORK/tty.bytes python3 "$HERE/terminal.py" -- "$PREFS" export com.example.evil - -format binary1 >"$WORK/term.log" 2>&1
+    if [ "$(tail -n 1 "$WORK/term.log")" = "status 1" ] && ! grep -q bplist "$WORK/tty.bytes" \
+        && grep -q "prefs: a binary property list is not written to a terminal" "$WORK/tty.bytes"; then
+        pass "terminal/export binary1 to standard output, a terminal: refused, nothing written, exit 1"
+    else
+        fail "terminal/export binary1 to standard output, a terminal: refused, nothing written, exit 1" "$(tail -n 1 "$WORK/term.log"); $(head -c 200 "$WORK/tty.bytes" | cat -v)"
+    fi
+    term "export D /dev/tty (XML, escaped)" -- export com.example.evilxml /dev/tty
+    term "convert -convert xml1 -o /dev/tty (escaped)" -- convert -convert xml1 -o /dev/tty "$WORK/files/evil-xml.txt"
+    ok "terminal/export binary1 to /dev/stdout, a pipe: the bytes" \
+        test "$("$PREFS" export com.example.evil /dev/stdout -format binary1 | head -c 8)" = bplist00
+    "$PREFS" export com.example.evil "$WORK/files/evil-export.plist" -format binary1
+    ok "terminal/export binary1 to a file: the bytes" test "$(head -c 8 "$WORK/files/evil-export.plist")" = bplist00
     term "export <hostile domain>" -- export "com.absent$H" -
     term "export D <hostile path in a missing directory>" -- export com.example.evil "$WORK/missing$H/x.plist"
     term "import D <hostile path>" -- import com.example.x "$EVILPATH"

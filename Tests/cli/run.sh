@@ -874,6 +874,97 @@ expect "watch/invalid domain: 1" 1 "" "*" -- watch 'a/b'
 printf 'garbage' >"$CFG/com.example.watchbad.plist"
 refuse "watch/domain that does not parse: 1" 1 "$CFG/com.example.watchbad.plist" -- watch com.example.watchbad
 
+#@group readonly
+# ---------------------------------------------------------------------------
+# A command that only reads creates nothing: no directory, no file, in a
+# fresh HOME (which stays empty) nor in one with domains and a schema (every
+# name, kind, size and time kept), nor beside a plist file named by path.
+# watch runs for a moment and is interrupted. The runtime directory, where
+# any process may make the change counter, is outside the tree looked at.
+
+RO=$WORK/ro
+mkdir -p "$RO/run" "$RO/files"
+chmod 700 "$RO/run"
+# ro ARGS... — prefs ARGS with HOME=$RO/home and every location under it.
+RO_ENV=(env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_DATA_DIRS -u XDG_CACHE_HOME -u XDG_STATE_HOME
+    HOME="$RO/home" XDG_RUNTIME_DIR="$RO/run" PREFS_SYSTEM_DIR="$RO/home/system" PREFS_MANAGED_DIR="$RO/home/managed")
+ro() { "${RO_ENV[@]}" "$PREFS" "$@"; }
+ro_tree() { find "$RO/home" "$RO/files" -printf '%p %y %s %m %T@ %C@\n' | LC_ALL=C sort; }
+# ro_check STATE — each read-only command, the tree compared before and after.
+ro_check() {
+    local state=$1 cmd pid
+    local -a args
+    while IFS= read -r cmd; do
+        eval "args=($cmd)"
+        ro_tree >"$WORK/ro.before"
+        if [ "${args[0]}" = watch ] || [ "${args[1]:-}" = watch ]; then
+            # Started directly (not through a function), so that $! is
+            # prefs itself and gets the interrupt.
+            "${RO_ENV[@]}" "$PREFS" "${args[@]}" >/dev/null 2>&1 </dev/null &
+            pid=$!
+            WATCHERS+=("$pid")
+            sleep 1.5
+            kill -INT "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+        else
+            ro "${args[@]}" >/dev/null 2>&1 </dev/null
+        fi
+        ro_tree >"$WORK/ro.after"
+        if cmp -s "$WORK/ro.before" "$WORK/ro.after"; then
+            pass "read-only/$state: prefs $cmd creates nothing"
+        else
+            fail "read-only/$state: prefs $cmd creates nothing" "$(diff "$WORK/ro.before" "$WORK/ro.after" | grep '^[<>]' | sed "s|$RO/||")"
+        fi
+    done <<'CMDS'
+read
+read com.example.ro
+read com.example.ro k
+read -g
+read-type com.example.ro k
+-currentHost read com.example.ro
+-host elsewhere read com.example.ro
+domains
+-currentHost domains
+find k
+export com.example.ro -
+export com.example.ro - -format binary1
+explain com.example.ro
+explain com.example.ro k
+schema list
+schema show com.example.ro
+schema describe com.example.ro k
+schema c com.example.ro
+schema swift com.example.ro
+schema check "$RO/files/schema.plist"
+sync status
+sync status com.example.ro
+profile list
+convert -lint "$RO/files/x.plist"
+convert -p "$RO/files/x.plist"
+read "$RO/files/x.plist"
+read "$RO/files/x"
+ui com.example.ro
+help
+watch com.example.ro
+watch com.example.ro k
+-currentHost watch com.example.ro
+watch -g
+watch "$RO/files/x.plist"
+CMDS
+}
+printf '{ k = v; }' >"$RO/files/x.plist"
+printf '{ PreferenceSpecifiers = ( { Type = PSTextFieldSpecifier; Key = k; DefaultValue = d; } ); }' >"$RO/files/schema.plist"
+mkdir -p "$RO/home"
+ro_check "a fresh HOME"
+ok "read-only/a fresh HOME stays empty" test -z "$(ls -A "$RO/home")"
+# Domains, the global domain and an installed schema; no ByHost directory.
+ro write com.example.ro k -int 1 >/dev/null 2>&1 && ro write -g g -int 1 >/dev/null 2>&1 \
+    || fail "setup: domains for the read-only checks" "prefs write failed"
+mkdir -p "$RO/home/.local/share/prefs/schemas"
+cp "$RO/files/schema.plist" "$RO/home/.local/share/prefs/schemas/com.example.ro.plist"
+ro_check "a HOME with domains"
+ok "read-only/no ByHost directory made" test -z "$(find "$RO/home" -name ByHost)"
+
 #@group defaults
 # ---------------------------------------------------------------------------
 # The defaults name ($PREFIX/libexec/prefs/defaults): the same command, for

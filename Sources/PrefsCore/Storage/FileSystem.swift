@@ -163,33 +163,47 @@ package enum FileSystem {
 
     /// Reads `fd` to its end, with room for `expected` bytes from the start
     /// and ``maximumFileSize`` at most; `note` ends the message of a refusal
-    /// for size.
+    /// for size. The reads go into memory not yet initialized: nothing is
+    /// zero-filled only to be overwritten.
     private static func readToEnd(_ fd: Int32, expecting expected: Int, name: String, tooLarge note: String) throws(PrefsError) -> [UInt8] {
         let tooLarge = PrefsError(.io, "cannot read \(name): larger than the \(maximumFileSize >> 20) MiB a preferences file may hold\(note)")
         guard expected <= maximumFileSize else { throw tooLarge }
-        var bytes = [UInt8](repeating: 0, count: expected)
-        var done = 0
-        // Once the buffer is full, reads go to a small probe first: a file
-        // read whole at its stat size ends with a read of 0 bytes, and
-        // growing the buffer for it would copy (and double) the whole file.
-        var probe = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let full = done == bytes.count
-            if full { guard done <= maximumFileSize else { throw tooLarge } }
-            let n: Int
-            do throws(Errno) {
-                n =
-                    full
-                    ? try probe.withUnsafeMutableBytes { b in Result { () throws(Errno) in try SystemCall.read(fd, into: b) } }.get()
-                    : try bytes.withUnsafeMutableBytes { b in
-                        Result { () throws(Errno) in try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[done...])) }
-                    }.get()
-            } catch { throw error.io("cannot read", name) }
-            if n == 0 { break }
-            if full { bytes.append(contentsOf: probe[..<n]) }  // the file grew, or a stream's next chunk
-            done += n
+        let expected = max(expected, 0)
+        var failure: Errno? = nil
+        // Reads until `expected` bytes or the end: a file shorter than its
+        // stat size ends early, and the array holds what was read.
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected) { buffer, count in
+            while count < expected {
+                let n: Int
+                do throws(Errno) {
+                    n = try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + count, count: expected - count))
+                } catch {
+                    failure = error
+                    return
+                }
+                if n == 0 { return }
+                count += n
+            }
         }
-        if done < bytes.count { bytes.removeSubrange(done...) }
+        if let failure { throw failure.io("cannot read", name) }
+        if bytes.count < expected { return bytes }
+        // Full: further reads go to a small probe on the stack first. A file
+        // read whole at its stat size ends with a read of 0 bytes, and
+        // growing the array for it would copy (and double) the whole file.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { probe in
+            while true {
+                guard bytes.count <= maximumFileSize else { return }
+                let n: Int
+                do throws(Errno) { n = try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(probe)) } catch {
+                    failure = error
+                    return
+                }
+                if n == 0 { return }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: probe[..<n]))  // the file grew, or a stream's next chunk
+            }
+        }
+        if let failure { throw failure.io("cannot read", name) }
+        guard bytes.count <= maximumFileSize else { throw tooLarge }
         return bytes
     }
 
@@ -354,7 +368,14 @@ package enum FileSystem {
     ///   a link another user planted is refused;
     /// - a directory, a block device, a socket, a link to nothing: refused
     ///   before anything is written.
-    package static func replaceUserFile(_ path: String, with bytes: [UInt8]) throws(PrefsError) {
+    ///
+    /// When what `path` leads to is a terminal, `forTerminal` gives the
+    /// bytes to write there instead (text escaped for people), or throws to
+    /// write nothing (a binary file); its message follows "cannot write
+    /// <path>: ". Without it, a terminal gets `bytes`.
+    package static func replaceUserFile(
+        _ path: String, with bytes: [UInt8], forTerminal: ((_ bytes: [UInt8]) throws(PrefsError) -> [UInt8])? = nil
+    ) throws(PrefsError) {
         let st: stat
         do { st = try SystemCall.lstat(path) } catch {
             guard error.rawValue == ENOENT else { throw error.io("cannot examine", path) }
@@ -371,7 +392,7 @@ package enum FileSystem {
         case S_IFLNK where st.st_uid != geteuid() && st.st_uid != 0:
             throw PrefsError(.io, "cannot write \(path): it is a symbolic link of another user's, which is not followed")
         case S_IFLNK, S_IFCHR, S_IFIFO:
-            try writeThrough(path, bytes)
+            try writeThrough(path, bytes, forTerminal: forTerminal)
         default:
             throw PrefsError(.io, "cannot write \(path): not a regular file, a character device or a FIFO")
         }
@@ -382,8 +403,12 @@ package enum FileSystem {
     /// what it leads to is checked on the descriptor before any byte is
     /// written.
     /// Without `followingLinks`, a symlink put at `path` since it was
-    /// examined is refused rather than followed.
-    private static func writeThrough(_ path: String, _ bytes: [UInt8], followingLinks: Bool = true) throws(PrefsError) {
+    /// examined is refused rather than followed. A terminal gets what
+    /// `forTerminal` makes of `bytes` (see ``replaceUserFile(_:with:forTerminal:)``).
+    private static func writeThrough(
+        _ path: String, _ bytes: [UInt8], followingLinks: Bool = true,
+        forTerminal: ((_ bytes: [UInt8]) throws(PrefsError) -> [UInt8])? = nil
+    ) throws(PrefsError) {
         let noFollow = followingLinks ? 0 : O_NOFOLLOW
         // Where a link leads, without opening it for writing (no O_TRUNC
         // yet, no waiting on a FIFO): a directory or a block device is
@@ -411,6 +436,10 @@ package enum FileSystem {
             do { try SystemCall.ftruncate(fd, 0) } catch { throw error.io("cannot truncate", path) }
         } else if (st.st_mode & S_IFMT) != S_IFCHR && (st.st_mode & S_IFMT) != S_IFIFO {
             throw PrefsError(.io, "cannot write \(path): not a regular file, a character device or a FIFO")
+        }
+        var bytes = bytes
+        if (st.st_mode & S_IFMT) == S_IFCHR, let forTerminal, isatty(fd) == 1 {
+            do { bytes = try forTerminal(bytes) } catch { throw PrefsError(error.code, "cannot write \(path): \(error.message)") }
         }
         do { try writeAll(fd, bytes) } catch { throw error.io("cannot write", path) }
         if (st.st_mode & S_IFMT) == S_IFREG {

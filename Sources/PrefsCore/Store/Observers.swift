@@ -14,14 +14,20 @@ extension PreferencesStore {
     /// or by another (after its synchronize reaches the disk, or a file is
     /// edited). Callbacks run on a library thread, outside every lock, and
     /// may call back into the store.
+    ///
+    /// The user's directory and its `ByHost` are made when missing, so that
+    /// they can be watched, unless `makingDirectories` is false (a program
+    /// that only reads, such as `prefs watch`): then a directory made later
+    /// is watched from the first synchronize that finds it.
     package func addObserver(
-        application app: String, key: String?, _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void
+        application app: String, key: String?, makingDirectories: Bool = true,
+        _ callback: @escaping @Sendable (_ application: String, _ key: String) -> Void
     ) throws(PrefsError) -> ObserverToken {
         let app = try Self.canonicalApplication(app)
         // Current-host files of this user can then be watched too (a file
         // named by path has no ByHost directory).
         let byHost = locations.userDirectory + "/ByHost"
-        if locations.createsFilesBesideDomains { try? FileSystem.makeDirectories(byHost, mode: 0o700) }
+        if makingDirectories && locations.createsFilesBesideDomains { try? FileSystem.makeDirectories(byHost, mode: 0o700) }
         withLocked { s in
             if let watcher {
                 watcher.add(byHost)

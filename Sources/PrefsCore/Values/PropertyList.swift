@@ -97,13 +97,15 @@ public final class PropertyList: Sendable {
     }
 
     /// Wraps `value`. Integers must lie in ``minInteger``...``maxInteger``.
+    /// A date of -0.0 is stored as +0.0: no file format keeps the sign of a
+    /// zero date, so every reader sees the same date.
     public init(_ value: Content) {
         if case .integer(let i) = value {
             precondition(
                 i >= PropertyList.minInteger && i <= PropertyList.maxInteger,
                 "property-list integers lie in -2^63...2^64-1")
         }
-        self.value = value
+        if case .date(let t) = value, t == 0 { self.value = .date(0) } else { self.value = value }
         var depth = 0
         var size = 8
         /// Adds without overflow: sums of shared sub-values grow exponentially.
@@ -186,7 +188,7 @@ public final class PropertyList: Sendable {
     public static func real(_ d: Double) -> PropertyList { PropertyList(.real(d)) }
     /// A boolean value.
     public static func boolean(_ b: Bool) -> PropertyList { b ? trueValue : falseValue }
-    /// A date value, seconds since 1970-01-01T00:00:00Z.
+    /// A date value, seconds since 1970-01-01T00:00:00Z (-0.0 becomes +0.0).
     public static func date(_ t: Double) -> PropertyList { PropertyList(.date(t)) }
     /// A data value.
     public static func data(_ bytes: [UInt8]) -> PropertyList { PropertyList(.data(bytes)) }
