@@ -71,7 +71,7 @@ extension PreferencesStore {
             }
             if isForced(k, in: v, &s) { throw Self.forced(key, v) }
             d.set(k, value)
-            repatch(k, layer: .file(d.path), &s)
+            if s.mergedTally.built != 0 { repatch(k, layer: .file(d.path), &s) }
             scheduleFlush(&s)
         }
     }
