@@ -70,7 +70,7 @@ extension PreferencesStore {
                 return try apply(CollectionOfOne((key, value)), to: d, of: v, &s)
             }
             if isForced(k, in: v, &s) { throw Self.forced(key, v) }
-            d.set(k, value)
+            if let value { d.setRecent(k, value) } else { d.set(k, nil) }
             if s.mergedTally.built != 0 { repatch(k, layer: .file(d.path), &s) }
             scheduleFlush(&s)
         }
