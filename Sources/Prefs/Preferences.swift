@@ -227,13 +227,19 @@ public func PrefsCopyAppValueSources(_ key: UnsafePointer<CChar>, _ applicationI
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
     let gate = FirstUseGate(.PrefsSetAppValue)
     defer { gate.leave() }
-    guard let handle = applicationHandle(applicationID), let k = utf8Argument(key, "the key") else { return }
+    guard let handle = applicationHandle(applicationID) else { return }
+    // The key's bytes are used where they are: a key set a moment ago is
+    // not copied again (see PreferencesStore.set(keyBytes:_:in:)).
+    let k: UnsafeRawBufferPointer
+    do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { return failed(error) }
     var v: PropertyList? = nil
     if let value {
-        guard let p = plist(value) else { return refuse("the value for \"\(k)\" is not a property list") }
+        guard let p = plist(value) else {
+            return refuse("the value for \"\(String(decoding: k, as: UTF8.self))\" is not a property list")
+        }
         v = p
     }
-    recording(()) { () throws(PrefsError) in try store.set(k, v, in: handle) }
+    recording(()) { () throws(PrefsError) in try store.set(keyBytes: k, v, in: handle) }
 }
 
 private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID) {

@@ -14,9 +14,10 @@ private let app = "com.example.recentsets"
 private let own = DomainID(application: app, user: .current, host: .any)
 
 @Suite struct RecentSetTests {
-    /// Sets `key` through the handle.
+    /// Sets `key` through the store's C-API entry (borrowed bytes).
     private func setBytes(_ s: PreferencesStore, _ key: String, _ value: PropertyList?, _ h: PreferencesStore.ApplicationHandle) throws {
-        try s.set(key, value, in: h)
+        var k = key
+        try k.withUTF8 { u in try s.set(keyBytes: UnsafeRawBufferPointer(u), value, in: h) }
     }
 
     @Test func moreKeysThanTheNewestSetsHoldAreReadListedAndWritten() throws {
@@ -132,7 +133,12 @@ private let own = DomainID(application: app, user: .current, host: .any)
                 DispatchQueue.global().async(group: group) {
                     for i in 0..<sets {
                         let key = "t\(t)k\(i % 11)"
-                        _ = try? s.set(key, .integer(Int128(i)), in: h)
+                        if i.isMultiple(of: 2) {
+                            _ = try? s.set(key, .integer(Int128(i)), in: h)
+                        } else {
+                            var k = key
+                            k.withUTF8 { u in _ = try? s.set(keyBytes: UnsafeRawBufferPointer(u), .integer(Int128(i)), in: h) }
+                        }
                     }
                     done.add()
                 }
@@ -151,6 +157,24 @@ private let own = DomainID(application: app, user: .current, host: .any)
             #expect(try s.values(in: own) == plistDict(expected))
             try s.synchronize(application: app)
             #expect(readPlist(box.expectedPath(app)) == plistDict(expected))
+        }
+    }
+
+    @Test func borrowedKeysAreCheckedAsStringKeysAre() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let h = try s.handle(application: app)
+            // A key a file's XML cannot carry: kept (the file becomes binary), as through a string.
+            try setBytes(s, "Bell\u{7}", .integer(1), h)
+            try setBytes(s, "Bell\u{7}", .integer(2), h)
+            #expect(try s.value(forKey: "Bell\u{7}", application: app) == .integer(2))
+            // A value no file can hold is refused whole, naming the key.
+            let tooLong = PropertyList.string(String(repeating: "x", count: PropertyList.maxTextLength + 1))
+            let e = expectPrefsError(.unrepresentable) { try setBytes(s, "Long", tooLong, h) }
+            #expect(e?.message.contains("\"Long\"") == true)
+            #expect(try s.value(forKey: "Long", application: app) == nil)
+            try s.synchronize(application: app)
+            #expect(try box.store().value(forKey: "Bell\u{7}", application: app) == .integer(2))
         }
     }
 }

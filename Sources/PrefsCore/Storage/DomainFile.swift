@@ -200,6 +200,16 @@ final class Domain: @unchecked Sendable {
         recentIndex(key, key.withBytes { Self.prefix($0) })
     }
 
+    /// Sets `key` to `value` when it is among the newest sets (see
+    /// `recent`), without storing `key`, which may be borrowed; returns
+    /// whether it was.
+    func replaceRecent(_ key: PropertyList.Key, _ value: PropertyList) -> Bool {
+        if recent.isEmpty { return false }
+        guard let i = recentIndex(key) else { return false }
+        recent[i].value = value
+        return true
+    }
+
     /// Counts this domain in `t` from now on (once: a domain belongs to one store).
     func count(in t: ManagedTally) {
         guard tally == nil else { return }

@@ -283,12 +283,12 @@ extension PreferencesStore {
         for v in s.views.values { v.merged = nil }
     }
 
-    /// Patches `key` in every view that searches `path`.
+    /// Patches `key` (which may be borrowed) in every view that searches `path`.
     func repatch(_ key: PropertyList.Key, layer changed: Layer, _ s: inout State) {
         // Most sets come while no view is merged: nothing to walk.
         if s.mergedTally.built == 0 { return }
         for v in s.views.values where v.merged != nil && v.layers.contains(changed) {
-            v.merged![key] = lookUp(key, along: v, &s)
+            v.merged![key.owned] = lookUp(key, along: v, &s)
         }
     }
 
