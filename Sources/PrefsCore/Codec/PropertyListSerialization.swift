@@ -130,6 +130,16 @@ extension PropertyList {
         let p = base.assumingMemoryBound(to: UInt8.self)
         let n = u.count
         var i = 0
+        // Eight bytes at a time while none is below 0x20 or above 0x7F
+        // (the usual ASCII text); the first such word is looked at byte by
+        // byte below. A word can only be flagged wrongly after a byte that
+        // is flagged rightly.
+        while i &+ 8 <= n {
+            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            let flagged = (w | ((w &- 0x2020_2020_2020_2020) & ~w)) & 0x8080_8080_8080_8080
+            if flagged != 0 { break }
+            i &+= 8
+        }
         while i < n {
             let c = p[i]
             if c < 0x20 {
