@@ -19,8 +19,8 @@ func applicationName(_ id: UnsafePointer<CChar>) throws(PrefsError) -> String {
 /// cached per thread, so a program reading one application's keys resolves
 /// its ID once.
 private func applicationHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
+    if let last = LastApplication.cachedHandle(id) { return last }
     let cache = LastApplication.forThisThread()
-    if let last = cache.handle, strcmp(id, cache.bytes) == 0 { return last }
     do throws(PrefsError) {
         let handle = try store.handle(application: applicationName(id))
         cache.remember(id, handle)
@@ -62,6 +62,18 @@ private final class LastApplication {
         }
         return key
     }()
+
+    /// This thread's last handle when it was for `id`: the thread's
+    /// record is only borrowed (no reference counted), as every set and
+    /// read asks.
+    @inline(__always)
+    static func cachedHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
+        guard let p = pthread_getspecific(key) else { return nil }
+        return Unmanaged<LastApplication>.fromOpaque(p)._withUnsafeGuaranteedRef { c in
+            guard let last = c.handle else { return nil }
+            return c.bytes.withUnsafeBufferPointer { strcmp(id, $0.baseAddress!) == 0 } ? last : nil
+        }
+    }
 
     static func forThisThread() -> LastApplication {
         if let p = pthread_getspecific(key) { return Unmanaged<LastApplication>.fromOpaque(p).takeUnretainedValue() }
