@@ -42,6 +42,15 @@ private let own = DomainID(application: app, user: .current, host: .any)
             try s.synchronize(application: app)
             #expect(readPlist(box.expectedPath(app)) == plistDict(expected))
             #expect(try box.store().values(in: own) == plistDict(expected))
+            // After the write, one key set again and again.
+            for i in 0..<Domain.recentCapacity * 2 {
+                try setBytes(s, "key1", .integer(Int128(1000 + i)), h)
+                #expect(try s.value(forKey: "key1", application: app) == .integer(Int128(1000 + i)))
+            }
+            expected["key1"] = .integer(Int128(999 + Domain.recentCapacity * 2))
+            #expect(try s.values(in: own) == plistDict(expected))
+            try s.synchronize(application: app)
+            #expect(readPlist(box.expectedPath(app)) == plistDict(expected))
         }
     }
 

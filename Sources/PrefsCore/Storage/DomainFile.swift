@@ -44,6 +44,10 @@ final class Domain: @unchecked Sendable {
     /// or `materialized` as a whole (`values`, `commit`, `rebuild`, ...).
     @exclusivity(unchecked) private var recent: [Recent] = []
     static let recentCapacity = 8
+    /// How many sets found their key in `recent` since it was last folded.
+    @exclusivity(unchecked) private var recentHits = 0
+    /// Whether sets skip `recent` until the next write (see ``setRecent(_:_:)``).
+    @exclusivity(unchecked) private var recentBypassed = false
 
     struct Recent {
         /// The key's length in bytes and its first 16 bytes (zero after
@@ -177,6 +181,7 @@ final class Domain: @unchecked Sendable {
             if materialized != nil { materialized![r.key] = r.value }
         }
         recent.removeAll(keepingCapacity: true)
+        recentHits = 0
     }
 
     /// The position in `recent` of `key`, whose length and first bytes
@@ -207,6 +212,7 @@ final class Domain: @unchecked Sendable {
         if recent.isEmpty { return false }
         guard let i = recentIndex(key) else { return false }
         recent[i].value = value
+        recentHits &+= 1
         return true
     }
 
@@ -445,16 +451,22 @@ final class Domain: @unchecked Sendable {
 
     /// Records a change made by this process, as ``set(_:_:)`` does,
     /// among the newest sets (`recent`): a set of one key that is likely
-    /// to be set again (the short path of a set through a handle). `key`
-    /// is stored: it must not be borrowed.
+    /// to be set again (the short path of a set through a handle), which
+    /// ``replaceRecent(_:_:)`` did not find there. `key` is stored: it
+    /// must not be borrowed.
+    ///
+    /// When the newest sets fill up without a key set twice, keys are not
+    /// being set again (a program storing many keys once): until the next
+    /// write, sets go to the dictionaries at once, as ``set(_:_:)`` does,
+    /// rather than through `recent` as well.
     func setRecent(_ key: PropertyList.Key, _ value: PropertyList) {
         if !loaded { refresh() }
-        let p = key.withBytes { Self.prefix($0) }
-        if let i = recentIndex(key, p) {
-            recent[i].value = value
-            return
+        if !recentBypassed && recent.count == Self.recentCapacity {
+            recentBypassed = recentHits == 0
+            fold()
         }
-        if recent.count == Self.recentCapacity { fold() }
+        if recentBypassed { return set(key, value) }
+        let p = key.withBytes { Self.prefix($0) }
         recent.append(Recent(count: p.count, w0: p.w0, w1: p.w1, key: key, value: value))
         isKnownEmpty = false
     }
@@ -481,6 +493,8 @@ final class Domain: @unchecked Sendable {
         order = []
         pending = [:]
         recent = []
+        recentHits = 0
+        recentBypassed = false
         materialized = [:]
         isKnownEmpty = true
         indexed = nil
@@ -510,6 +524,7 @@ final class Domain: @unchecked Sendable {
     /// domain. Any other file is written whole.
     func commit() throws(PrefsError) -> PrefsError? {
         fold()
+        recentBypassed = false
         guard !pending.isEmpty else { return nil }
         let target = try FileSystem.resolvingLinks(path, ownedBy: ProcessEnvironment.trustedOwners)
         file = target
