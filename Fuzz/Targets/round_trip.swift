@@ -23,6 +23,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } catch {
         if error.code != trial { failure("a set's check refuses with \(error.code), the trial write with \(String(describing: trial))") }
     }
+    // A set's check of a key's bytes (the C API's): a string that passes
+    // it as a key, under which the value passes too, is one the trial
+    // write carries.
+    if case .string(var text) = v.value {
+        let plain = text.withUTF8 { PropertyList.isPlainlyStorable(v, keyBytes: UnsafeRawBufferPointer($0)) }
+        if plain && (try? XMLWriter.carries(PropertyList(.dictionary([PropertyList.Key(text): v])))) == nil {
+            failure("a set's check of a key's bytes takes a key the trial write refuses")
+        }
+    }
     // Binary carries every value (UIDs, control characters, any date),
     // bit for bit.
     if v.depth < PropertyList.maxNesting {

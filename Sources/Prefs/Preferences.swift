@@ -19,8 +19,8 @@ func applicationName(_ id: UnsafePointer<CChar>) throws(PrefsError) -> String {
 /// cached per thread, so a program reading one application's keys resolves
 /// its ID once.
 private func applicationHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
+    if let last = LastApplication.cachedHandle(id) { return last }
     let cache = LastApplication.forThisThread()
-    if let last = cache.handle, strcmp(id, cache.bytes) == 0 { return last }
     do throws(PrefsError) {
         let handle = try store.handle(application: applicationName(id))
         cache.remember(id, handle)
@@ -62,6 +62,18 @@ private final class LastApplication {
         }
         return key
     }()
+
+    /// This thread's last handle when it was for `id`: the thread's
+    /// record is only borrowed (no reference counted), as every set and
+    /// read asks.
+    @inline(__always)
+    static func cachedHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
+        guard let p = pthread_getspecific(key) else { return nil }
+        return Unmanaged<LastApplication>.fromOpaque(p)._withUnsafeGuaranteedRef { c in
+            guard let last = c.handle else { return nil }
+            return c.bytes.withUnsafeBufferPointer { strcmp(id, $0.baseAddress!) == 0 } ? last : nil
+        }
+    }
 
     static func forThisThread() -> LastApplication {
         if let p = pthread_getspecific(key) { return Unmanaged<LastApplication>.fromOpaque(p).takeUnretainedValue() }
@@ -227,13 +239,19 @@ public func PrefsCopyAppValueSources(_ key: UnsafePointer<CChar>, _ applicationI
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
     let gate = FirstUseGate(.PrefsSetAppValue)
     defer { gate.leave() }
-    guard let handle = applicationHandle(applicationID), let k = utf8Argument(key, "the key") else { return }
+    guard let handle = applicationHandle(applicationID) else { return }
+    // The key's bytes are used where they are: a key set a moment ago is
+    // not copied again (see PreferencesStore.set(keyBytes:_:in:)).
+    let k: UnsafeRawBufferPointer
+    do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { return failed(error) }
     var v: PropertyList? = nil
     if let value {
-        guard let p = plist(value) else { return refuse("the value for \"\(k)\" is not a property list") }
+        guard let p = plist(value) else {
+            return refuse("the value for \"\(String(decoding: k, as: UTF8.self))\" is not a property list")
+        }
         v = p
     }
-    recording(()) { () throws(PrefsError) in try store.set(k, v, in: handle) }
+    recording(()) { () throws(PrefsError) in try store.set(keyBytes: k, v, in: handle) }
 }
 
 private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID) {

@@ -145,4 +145,24 @@ struct HostileValueTests {
             #expect(try box.store().values(in: id)["Text"] == longest)
         }
     }
+
+    /// The check a set makes of a key's bytes (read eight at a time while
+    /// they are plain ASCII) finds a character XML cannot carry at every
+    /// position, before, inside and after such a run, and passes the
+    /// others; what it passes, the trial write carries.
+    @Test func aKeysBytesAreCheckedAtEveryPosition() {
+        let refused = ["\u{1}", "\u{8}", "\u{1F}", "\u{FFFE}", "\u{FFFF}"]
+        let carried = ["\t", "\n", "\r", " ", "~", "\u{7F}", "é", "\u{FFFD}", "\u{EFFFF}", "😀"]
+        for n in 0..<20 {
+            for position in 0...n {
+                for c in refused + carried {
+                    let a = String(repeating: "a", count: position), b = String(repeating: "b", count: n - position)
+                    var key = a + c + b
+                    let plain = key.withUTF8 { PropertyList.isPlainlyStorable(.integer(1), keyBytes: UnsafeRawBufferPointer($0)) }
+                    #expect(plain == carried.contains(c), "\(key.unicodeScalars.map { $0.value })")
+                    if plain { #expect(throws: Never.self) { try PropertyList.checkStorable(.integer(1), forKey: key) } }
+                }
+            }
+        }
+    }
 }

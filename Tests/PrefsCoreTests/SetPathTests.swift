@@ -222,6 +222,41 @@ private let own = DomainID(application: app, user: .current, host: .any)
         }
     }
 
+    // A set patches the merged view of every application whose search list
+    // holds the domain, once such a view is built, and of none before.
+    @Test func mergedViewsBuiltBetweenSetsShowEverySet() throws {
+        try inSandbox { box in
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            let global = try s.handle(application: globalDomainName)
+            for i in 0..<3 {
+                try s.set("Size", .integer(Int128(i)), in: handle)
+                try s.set("Shared", .integer(Int128(i)), in: global)
+            }
+            #expect(try s.dictionary(application: app)[PropertyList.Key("Size")] == .integer(2))
+            #expect(try s.dictionary(application: "com.example.other")[PropertyList.Key("Shared")] == .integer(2))
+            for i in 3..<6 {
+                try s.set("Size", .integer(Int128(i)), in: handle)
+                try s.set("Shared", .integer(Int128(i)), in: global)
+                let merged = try s.dictionary(application: app)
+                #expect(merged[PropertyList.Key("Size")] == .integer(Int128(i)))
+                #expect(merged[PropertyList.Key("Shared")] == .integer(Int128(i)))
+                #expect(try s.dictionary(application: "com.example.other")[PropertyList.Key("Shared")] == .integer(Int128(i)))
+            }
+            // Views dropped (another process's write met) and built again.
+            let b = box.store()
+            try b.set([("Theirs", "b")], in: own)
+            try b.synchronize(application: app)
+            try s.synchronize(application: app)
+            try s.set("Size", .integer(40), in: handle)
+            #expect(try s.dictionary(application: app)[PropertyList.Key("Size")] == .integer(40))
+            try s.set("Size", .integer(41), in: handle)
+            try s.set("Size", nil, in: handle)
+            #expect(try s.dictionary(application: app)[PropertyList.Key("Size")] == nil)
+            #expect(try s.dictionary(application: app)[PropertyList.Key("Theirs")] == .string("b"))
+        }
+    }
+
     @Test func aSetSchedulesTheBackgroundWriteAndMovesTheCounter() throws {
         try inSandbox { box in
             let s = box.store()

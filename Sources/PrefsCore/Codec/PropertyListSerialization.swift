@@ -64,6 +64,14 @@ extension PropertyList {
         _ = try XMLWriter.carries(PropertyList(.dictionary([Key(key): value])))
     }
 
+    /// Whether writing `value` under the key whose UTF-8 is `key` surely
+    /// succeeds, as ``checkStorable(_:forKey:)`` tells it without a trial
+    /// write: when this is `false`, that check decides.
+    package static func isPlainlyStorable(_ value: PropertyList, keyBytes key: UnsafeRawBufferPointer) -> Bool {
+        var budget = (1 << 20) - key.count - 32
+        return isPlainText(key) && isPlain(value, depth: 1, &budget)
+    }
+
     /// Whether writing `value` under `key` surely succeeds, told without
     /// writing it: numbers, booleans and strings of characters XML carries,
     /// alone or in shallow arrays and dictionaries, under a key of such
@@ -111,23 +119,37 @@ extension PropertyList {
     /// character but tab, line feed and carriage return; no U+FFFE, U+FFFF).
     private static func isPlainText(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { u in
-            // Every set checks its key and string value here: through the
-            // base pointer, without a bounds check per byte.
-            guard let p = u.baseAddress else { return true }
-            let n = u.count
-            var i = 0
-            while i < n {
-                let c = p[i]
-                if c < 0x20 {
-                    if c != 0x09 && c != 0x0A && c != 0x0D { return false }
-                } else if c == 0xEF && i + 2 < n && p[i + 1] == 0xBF && p[i + 2] >= 0xBE {
-                    return false
-                }
-                i &+= 1
-            }
-            return true
+        return text.withUTF8 { isPlainText(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``isPlainText(_:)`` of UTF-8 bytes.
+    private static func isPlainText(_ u: UnsafeRawBufferPointer) -> Bool {
+        // Every set checks its key and string value here: through the
+        // base pointer, without a bounds check per byte.
+        guard let base = u.baseAddress else { return true }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        let n = u.count
+        var i = 0
+        // Eight bytes at a time while none is below 0x20 or above 0x7F
+        // (the usual ASCII text); the first such word is looked at byte by
+        // byte below. A word can only be flagged wrongly after a byte that
+        // is flagged rightly.
+        while i &+ 8 <= n {
+            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            let flagged = (w | ((w &- 0x2020_2020_2020_2020) & ~w)) & 0x8080_8080_8080_8080
+            if flagged != 0 { break }
+            i &+= 8
         }
+        while i < n {
+            let c = p[i]
+            if c < 0x20 {
+                if c != 0x09 && c != 0x0A && c != 0x0D { return false }
+            } else if c == 0xEF && i + 2 < n && p[i + 1] == 0xBF && p[i + 2] >= 0xBE {
+                return false
+            }
+            i &+= 1
+        }
+        return true
     }
 
     /// The UTF-8 of UTF-32 text that starts with its byte-order mark

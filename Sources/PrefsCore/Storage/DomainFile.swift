@@ -33,7 +33,42 @@ final class Domain: @unchecked Sendable {
 
     typealias Entry = (key: PropertyList.Key, value: PropertyList)
     /// This process's changes since the last write; `nil` removes the key.
-    @exclusivity(unchecked) private(set) var pending: [PropertyList.Key: PropertyList?] = [:]
+    /// The newest sets may still be in `recent` instead (see ``fold()``).
+    @exclusivity(unchecked) private var pending: [PropertyList.Key: PropertyList?] = [:]
+    /// The newest sets of keys to a value (not removals), not yet folded
+    /// into `pending` and `materialized`: newer than both, so reads look
+    /// here first. A key set again before the next write is found here by
+    /// a short scan and its value replaced, instead of two updates of
+    /// dictionaries as large as the domain. At most ``recentCapacity``
+    /// entries, each key once; folded by everything that reads `pending`
+    /// or `materialized` as a whole (`values`, `commit`, `rebuild`, ...).
+    @exclusivity(unchecked) private var recent: [Recent] = []
+    static let recentCapacity = 8
+    /// How many sets found their key in `recent` since it was last folded.
+    @exclusivity(unchecked) private var recentHits = 0
+    /// Whether sets skip `recent` until the next write (see ``setRecent(_:_:)``).
+    @exclusivity(unchecked) private var recentBypassed = false
+
+    struct Recent {
+        /// The key's length in bytes and its first 16 bytes (zero after
+        /// its end), compared before the key: keys of at most 16 bytes,
+        /// most keys, are told apart by these alone.
+        let count: Int
+        let w0: UInt64
+        let w1: UInt64
+        let key: PropertyList.Key
+        var value: PropertyList
+    }
+
+    /// The length and first 16 bytes of `b`, as ``Recent`` keeps them.
+    @inline(__always)
+    private static func prefix(_ b: UnsafeRawBufferPointer) -> (count: Int, w0: UInt64, w1: UInt64) {
+        var w: (UInt64, UInt64) = (0, 0)
+        if let base = b.baseAddress {
+            withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: base, byteCount: Swift.min(b.count, 16)) }
+        }
+        return (b.count, w.0, w.1)
+    }
     /// The file as last read or written; `nil` when it did not exist.
     private(set) var stamp: FileSystem.Stamp? = nil
     @exclusivity(unchecked) private(set) var loaded = false
@@ -135,7 +170,51 @@ final class Domain: @unchecked Sendable {
         isDropInDirectory = path.hasSuffix(Locations.dropInSuffix)
     }
 
-    var hasPendingChanges: Bool { !pending.isEmpty }
+    var hasPendingChanges: Bool { !pending.isEmpty || !recent.isEmpty }
+
+    /// Moves the `recent` sets into `pending` and `materialized`, oldest
+    /// first.
+    private func fold() {
+        if recent.isEmpty { return }
+        for r in recent {
+            pending[r.key] = .some(r.value)
+            if materialized != nil { materialized![r.key] = r.value }
+        }
+        recent.removeAll(keepingCapacity: true)
+        recentHits = 0
+    }
+
+    /// The position in `recent` of `key`, whose length and first bytes
+    /// are `p`.
+    @inline(__always)
+    private func recentIndex(_ key: PropertyList.Key, _ p: (count: Int, w0: UInt64, w1: UInt64)) -> Int? {
+        var i = 0
+        let n = recent.count
+        while i < n {
+            if recent[i].count == p.count && recent[i].w0 == p.w0 && recent[i].w1 == p.w1 {
+                if p.count <= 16 || recent[i].key == key { return i }
+            }
+            i &+= 1
+        }
+        return nil
+    }
+
+    /// ``recentIndex(_:_:)`` of `key`.
+    @inline(__always)
+    private func recentIndex(_ key: PropertyList.Key) -> Int? {
+        recentIndex(key, key.withBytes { Self.prefix($0) })
+    }
+
+    /// Sets `key` to `value` when it is among the newest sets (see
+    /// `recent`), without storing `key`, which may be borrowed; returns
+    /// whether it was.
+    func replaceRecent(_ key: PropertyList.Key, _ value: PropertyList) -> Bool {
+        if recent.isEmpty { return false }
+        guard let i = recentIndex(key) else { return false }
+        recent[i].value = value
+        recentHits &+= 1
+        return true
+    }
 
     /// Counts this domain in `t` from now on (once: a domain belongs to one store).
     func count(in t: ManagedTally) {
@@ -146,6 +225,7 @@ final class Domain: @unchecked Sendable {
 
     /// What reads see: the file's content with this process's changes.
     var values: Values {
+        fold()
         if materialized == nil { materialize() }
         return materialized!
     }
@@ -154,6 +234,7 @@ final class Domain: @unchecked Sendable {
     /// file was read through its index.
     func value(forKey key: PropertyList.Key) -> PropertyList? {
         if isKnownEmpty { return nil }
+        if !recent.isEmpty, let i = recentIndex(key) { return recent[i].value }
         if let materialized { return materialized[key] }
         if let change = pending[key] { return change }
         switch indexed!.value(forKey: key) {
@@ -168,6 +249,7 @@ final class Domain: @unchecked Sendable {
     /// Decodes every value of the index; an index whose entries are not
     /// what this library writes is dropped, and the file is parsed.
     private func materialize() {
+        fold()
         if let indexed, let all = indexed.allValues() {
             rebuild(from: all.values)
             order = all.order
@@ -321,6 +403,7 @@ final class Domain: @unchecked Sendable {
     }
 
     private func rebuild(from stored: Values) {
+        fold()
         var v = stored
         for (k, change) in pending { v[k] = change }
         materialized = v
@@ -366,9 +449,32 @@ final class Domain: @unchecked Sendable {
         return (try BinaryWriter.write(dictionaryEntries: entries), nil)
     }
 
+    /// Records a change made by this process, as ``set(_:_:)`` does,
+    /// among the newest sets (`recent`): a set of one key that is likely
+    /// to be set again (the short path of a set through a handle), which
+    /// ``replaceRecent(_:_:)`` did not find there. `key` is stored: it
+    /// must not be borrowed.
+    ///
+    /// When the newest sets fill up without a key set twice, keys are not
+    /// being set again (a program storing many keys once): until the next
+    /// write, sets go to the dictionaries at once, as ``set(_:_:)`` does,
+    /// rather than through `recent` as well.
+    func setRecent(_ key: PropertyList.Key, _ value: PropertyList) {
+        if !loaded { refresh() }
+        if !recentBypassed && recent.count == Self.recentCapacity {
+            recentBypassed = recentHits == 0
+            fold()
+        }
+        if recentBypassed { return set(key, value) }
+        let p = key.withBytes { Self.prefix($0) }
+        recent.append(Recent(count: p.count, w0: p.w0, w1: p.w1, key: key, value: value))
+        isKnownEmpty = false
+    }
+
     /// Records a change made by this process; reads see it at once.
     func set(_ key: PropertyList.Key, _ value: PropertyList?) {
         if !loaded { refresh() }
+        fold()
         pending[key] = .some(value)
         if materialized != nil {
             materialized![key] = value
@@ -386,6 +492,9 @@ final class Domain: @unchecked Sendable {
         index?.remove()
         order = []
         pending = [:]
+        recent = []
+        recentHits = 0
+        recentBypassed = false
         materialized = [:]
         isKnownEmpty = true
         indexed = nil
@@ -414,6 +523,8 @@ final class Domain: @unchecked Sendable {
     /// already holds all its values): the cost follows the change, not the
     /// domain. Any other file is written whole.
     func commit() throws(PrefsError) -> PrefsError? {
+        fold()
+        recentBypassed = false
         guard !pending.isEmpty else { return nil }
         let target = try FileSystem.resolvingLinks(path, ownedBy: ProcessEnvironment.trustedOwners)
         file = target

@@ -84,6 +84,8 @@ package final class PreferencesStore: @unchecked Sendable {
         var domains: [String: Domain] = [:]
         /// The managed domains among `domains` that may hold keys.
         let managedTally = ManagedTally()
+        /// The views among `views` whose merged dictionary is built.
+        let mergedTally = MergedTally()
         /// The same domains by ID, for writes (no path to build and hash).
         var domainsByID: [DomainID: Domain] = [:]
         var arguments = PropertyListDictionary()

@@ -20,8 +20,21 @@ extension PreferencesStore {
         /// looks at (without going through the other layers).
         @exclusivity(unchecked) private(set) var managedLayers: [Int]
         /// Accessed only under the store's lock, so the exclusivity check is
-        /// left out of the read path.
-        @exclusivity(unchecked) var merged: PropertyListDictionary? = nil
+        /// left out of the read path. Counted in `tally` while built.
+        @exclusivity(unchecked) var merged: PropertyListDictionary? = nil {
+            // No `oldValue`: a patch of one key stays in place.
+            didSet {
+                let built = merged != nil
+                if built != counted {
+                    counted = built
+                    tally.built += built ? 1 : -1
+                }
+            }
+        }
+        /// Whether `merged` is built, as counted in `tally`.
+        @exclusivity(unchecked) private var counted = false
+        /// The store's count of views whose merged dictionary is built.
+        let tally: MergedTally
         /// Reads answered layer by layer, without the merged view.
         @exclusivity(unchecked) var unmergedReads = 0
         /// The loaded domain of each file layer once looked at (`nil`
@@ -39,8 +52,9 @@ extension PreferencesStore {
         /// The application's installed schema once a set or read looked
         /// for it: the store's `schemas` entry, replaced with it.
         @exclusivity(unchecked) var installedSchema: InstalledSchema? = nil
-        init(application: String, layers: [Layer]) {
+        init(application: String, layers: [Layer], tally: MergedTally) {
             self.application = application
+            self.tally = tally
             self.layers = layers
             managedLayers = Self.managedIndices(layers)
             domains = Array(repeating: nil, count: layers.count)
@@ -182,7 +196,7 @@ extension PreferencesStore {
     /// `app`'s search list, its merged view not necessarily built.
     func searchView(_ app: String, _ s: inout State) -> SearchView {
         if let existing = s.views[app] { return existing }
-        let v = SearchView(application: app, layers: layers(for: app, s))
+        let v = SearchView(application: app, layers: layers(for: app, s), tally: s.mergedTally)
         v.schemaChecked = s.schemas[app] != nil
         v.installedSchema = s.schemas[app]
         s.views[app] = v
@@ -269,10 +283,12 @@ extension PreferencesStore {
         for v in s.views.values { v.merged = nil }
     }
 
-    /// Patches `key` in every view that searches `path`.
+    /// Patches `key` (which may be borrowed) in every view that searches `path`.
     func repatch(_ key: PropertyList.Key, layer changed: Layer, _ s: inout State) {
+        // Most sets come while no view is merged: nothing to walk.
+        if s.mergedTally.built == 0 { return }
         for v in s.views.values where v.merged != nil && v.layers.contains(changed) {
-            v.merged![key] = lookUp(key, along: v, &s)
+            v.merged![key.owned] = lookUp(key, along: v, &s)
         }
     }
 
@@ -290,4 +306,11 @@ extension PreferencesStore {
         v.domains = Array(repeating: nil, count: v.layers.count)
         v.merged = nil
     }
+}
+
+/// How many of a store's views have their merged dictionary built: while
+/// none has, a set patches none without walking them. Accessed only under
+/// the store's lock.
+final class MergedTally: @unchecked Sendable {
+    @exclusivity(unchecked) var built = 0
 }

@@ -60,18 +60,46 @@ extension PreferencesStore {
     /// and the background write scheduled. The rest goes through
     /// ``apply(_:to:of:_:)`` as a set of several keys does.
     package func set(_ key: String, _ value: PropertyList?, in handle: ApplicationHandle) throws(PrefsError) {
-        try Self.checkStorable(value, key)
-        let k = PropertyList.Key(key)
+        var key = key
+        var failure: PrefsError? = nil
+        key.withUTF8 { u in
+            do throws(PrefsError) { try set(keyBytes: UnsafeRawBufferPointer(u), value, in: handle) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// ``set(_:_:in:)`` of the key whose UTF-8 is `key` (valid UTF-8, as
+    /// the caller checked), which is copied into a string only when it
+    /// must be stored: not when the key was set a moment ago (see
+    /// ``Domain/replaceRecent(_:_:)``). The C API's `PrefsSetAppValue`.
+    package func set(keyBytes key: UnsafeRawBufferPointer, _ value: PropertyList?, in handle: ApplicationHandle) throws(PrefsError) {
+        if let value, !PropertyList.isPlainlyStorable(value, keyBytes: key) {
+            // Not surely storable: the full check, with the key's text.
+            let k = String(decoding: key, as: UTF8.self)
+            try Self.checkStorable(value, k)
+            return try setChecked(PropertyList.Key(k), value, in: handle)
+        }
+        try setChecked(PropertyList.Key(borrowing: key), value, in: handle)
+    }
+
+    /// The set of one key through a handle, once the key and value were
+    /// found storable; `key` may be borrowed.
+    private func setChecked(_ key: PropertyList.Key, _ value: PropertyList?, in handle: ApplicationHandle) throws(PrefsError) {
         try withState { (s: inout State) throws(PrefsError) in
             let v = handle.view
-            if !installedSchema(of: v, &s).constraints.isEmpty { try checkSchema(CollectionOfOne((key, value)), of: v, &s) }
+            if !installedSchema(of: v, &s).constraints.isEmpty { try checkSchema(CollectionOfOne((key.string, value)), of: v, &s) }
             let d = ownDomain(of: v, &s)
-            guard observers.isEmpty, !isSynced(k, v.application, &s, view: v) else {
-                return try apply(CollectionOfOne((key, value)), to: d, of: v, &s)
+            guard observers.isEmpty, !isSynced(key, v.application, &s, view: v) else {
+                return try apply(CollectionOfOne((key.string, value)), to: d, of: v, &s)
             }
-            if isForced(k, in: v, &s) { throw Self.forced(key, v) }
-            d.set(k, value)
-            repatch(k, layer: .file(d.path), &s)
+            if isForced(key, in: v, &s) { throw Self.forced(key.string, v) }
+            if let value {
+                // A key set a moment ago is not copied again.
+                if !d.replaceRecent(key, value) { d.setRecent(key.owned, value) }
+            } else {
+                d.set(key.owned, nil)
+            }
+            if s.mergedTally.built != 0 { repatch(key, layer: .file(d.path), &s) }
             scheduleFlush(&s)
         }
     }

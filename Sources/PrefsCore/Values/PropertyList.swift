@@ -307,6 +307,13 @@ extension PropertyList {
         /// must not outlive the bytes nor be stored in a dictionary.
         package init(borrowing bytes: UnsafeRawBufferPointer) { storage = .borrowed(bytes) }
 
+        /// This key owning its text: a borrowed key's bytes copied into a
+        /// string, so that it may be stored.
+        package var owned: Key {
+            if case .borrowed(let b) = storage { return Key(String(decoding: b, as: UTF8.self)) }
+            return self
+        }
+
         /// The key's text.
         public var string: String {
             switch storage {
