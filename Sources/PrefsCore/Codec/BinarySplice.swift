@@ -27,12 +27,20 @@ enum BinarySplice {
         old.withUnsafeBytes { splice($0, entries: n, changes: changes) }
     }
 
-    /// The unsigned big-endian integer of `width` bytes at `at`.
+    /// The unsigned big-endian integer of `width` bytes at `at` (the
+    /// caller has checked that they are inside `b`).
     @inline(__always)
     fileprivate static func uint(_ b: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
-        var v: UInt64 = 0
-        for i in 0..<width { v = v << 8 | UInt64(b[at + i]) }
-        return v
+        switch width {
+        case 1: return UInt64(b.load(fromByteOffset: at, as: UInt8.self))
+        case 2: return UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        default:
+            var v: UInt64 = 0
+            for i in 0..<width { v = v << 8 | UInt64(b[at + i]) }
+            return v
+        }
     }
 
     private static func splice(_ b: UnsafeRawBufferPointer, entries n: Int, changes: [DomainIndex.Change]) -> [UInt8]? {
@@ -203,7 +211,8 @@ enum BinarySplice {
     /// The bytes of the old objects reached from the references visited
     /// (and from containers among them, to any depth), each counted once.
     private struct Marker {
-        var seen: [UInt64]
+        /// One bit an old object; freed by ``finish(_:)``.
+        let seen: UnsafeMutablePointer<UInt64>
         var pending: [Int] = []
         var live = 0
         var bad = false
@@ -213,9 +222,11 @@ enum BinarySplice {
         init(objects: Int, top: Int) {
             self.objects = objects
             self.top = top
-            seen = [UInt64](repeating: 0, count: (objects + 63) / 64)
+            seen = .allocate(capacity: (objects + 63) / 64)
+            seen.initialize(repeating: 0, count: (objects + 63) / 64)
         }
 
+        @inline(__always)
         mutating func visit(_ r: Int, _ old: Layout) {
             // The old top reached again would be a cycle.
             guard r >= 0, r < objects, r != top else {
@@ -236,6 +247,7 @@ enum BinarySplice {
         /// The live bytes; `nil` when a reference is out of range, a
         /// container runs past its extent, or the old top is reached.
         mutating func finish(_ old: Layout) -> Int? {
+            defer { seen.deallocate() }
             while !bad, let r = pending.popLast() {
                 let at = old.offset(r), stop = old.end(r)
                 guard let (count, refsAt) = BinarySplice.containerCount(old.b, at, end: stop) else { return nil }
