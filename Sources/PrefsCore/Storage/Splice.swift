@@ -81,13 +81,16 @@ extension DomainIndex {
         let prefix = XMLWriter.domainPrefix, suffix = XMLWriter.domainSuffix
         var expected = dataStart
         var textTotal = 0
+        // An XML file's every entry has text; a binary file's none.
+        var empty = 0
         for i in 0..<n {
             let offset = Int(field(i, 0)), length = Int(field(i, 1)) + Int(field(i, 2)), text = Int(field(i, 3))
-            guard offset == expected, length <= b.count - offset, (text > 0) == isXML else { return nil }
+            guard offset == expected, length <= b.count - offset else { return nil }
             expected += length
             textTotal += text
+            empty &+= text == 0 ? 1 : 0
         }
-        guard expected == b.count else { return nil }
+        guard expected == b.count, isXML ? empty == 0 : textTotal == 0 else { return nil }
         if isXML && n == 0 {
             guard x.elementsEqual(XMLWriter.emptyDomain) else { return nil }
         } else if isXML {
