@@ -7,7 +7,9 @@
 # PREFS_LIB, the directory of the libprefs.so to measure (default: this
 # checkout's release build); NEW, new keys the measured process adds
 # besides its one set (default 0; 50 is one writer's round of
-# Benchmarks/processes).
+# Benchmarks/processes); FORMAT, xml (default) or binary: the domain file
+# is made binary (by Python's plistlib) before libprefs writes it, and
+# libprefs keeps it binary.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -40,14 +42,20 @@ for n in "${@:-1000 100000}"; do
             }
             print "</dict>\n</plist>"
         }' >"$work/config/com.example.commit.plist"
+        if [ "${FORMAT:-xml}" = binary ]; then
+            python3 -c 'import plistlib, sys
+p = sys.argv[1]
+v = plistlib.load(open(p, "rb"))
+plistlib.dump(v, open(p, "wb"), fmt=plistlib.FMT_BINARY)' "$work/config/com.example.commit.plist"
+        fi
         rm -rf "$HOME/.cache/prefs"
         "$work/set_sync" key0000500 1 # parses, writes the file and its index
-        "$work/set_sync" key0000500 2
+        "$work/set_sync" key0000500 2 # a binary file: its first splice
         count=$(valgrind --tool=callgrind --callgrind-out-file="$work/cg.$n1" "$work/set_sync" key0000500 3 "${NEW:-0}" 2>&1 |
             sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' | tail -1)
         callgrind_annotate --inclusive=yes "$work/cg.$n1" >"$work/annotate.$n1" 2>/dev/null
         sync=$(awk '/PrefsAppSynchronize/ { gsub(",", "", $1); print $1; exit }' "$work/annotate.$n1")
-        printf '%s keys, %s new: %s instructions, whole process; %s in PrefsAppSynchronize\n' "$n1" "${NEW:-0}" "$count" "$sync"
+        printf '%s keys, %s new, %s: %s instructions, whole process; %s in PrefsAppSynchronize\n' "$n1" "${NEW:-0}" "${FORMAT:-xml}" "$count" "$sync"
         [ -n "${KEEP:-}" ] && cp "$work/cg.$n1" "$KEEP.$n1" || true
     done
 done

@@ -144,6 +144,23 @@ package enum BinaryWriter {
             var out = BinaryReader.magic
             out.reserveCapacity(8 + 12 * objects.count)
             let refSize = Self.width(UInt64(objects.count))
+            let offsets = encodeObjects(&out, refSize: refSize, first: 0, shift: 0)
+            let tableStart = out.count
+            let offsetSize = Self.width(UInt64(tableStart))
+            for o in offsets { Self.bigEndian(UInt64(o), offsetSize, &out) }
+            out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
+            Self.bigEndian(UInt64(objects.count), 8, &out)
+            Self.bigEndian(0, 8, &out)
+            Self.bigEndian(UInt64(tableStart), 8, &out)
+            return out
+        }
+
+        /// Appends the objects to `out` and returns where each starts.
+        /// Object `j` is numbered `first` when `j` is 0, else `j + shift`
+        /// (the numbers a splice gives objects it appends to a file), and
+        /// referred to in `refSize` bytes.
+        func encodeObjects(_ out: inout [UInt8], refSize: Int, first: Int, shift: Int) -> [Int] {
+            @inline(__always) func number(_ r: Int) -> UInt64 { UInt64(r == 0 ? first : r + shift) }
             var offsets = [Int]()
             offsets.reserveCapacity(objects.count)
             for (index, object) in objects.enumerated() {
@@ -176,20 +193,13 @@ package enum BinaryWriter {
                     Self.bigEndian(UInt64(u), w, &out)
                 case .array(let items):
                     Self.marker(0xA0, items.count, &out)
-                    for r in children[index] { Self.bigEndian(UInt64(r), refSize, &out) }
+                    for r in children[index] { Self.bigEndian(number(r), refSize, &out) }
                 case .dictionary(let items):
                     Self.marker(0xD0, objectCounts[index] ?? items.count, &out)
-                    for r in children[index] { Self.bigEndian(UInt64(r), refSize, &out) }
+                    for r in children[index] { Self.bigEndian(number(r), refSize, &out) }
                 }
             }
-            let tableStart = out.count
-            let offsetSize = Self.width(UInt64(tableStart))
-            for o in offsets { Self.bigEndian(UInt64(o), offsetSize, &out) }
-            out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-            Self.bigEndian(UInt64(objects.count), 8, &out)
-            Self.bigEndian(0, 8, &out)
-            Self.bigEndian(UInt64(tableStart), 8, &out)
-            return out
+            return offsets
         }
 
         /// The fewest of 1, 2, 4 or 8 bytes that hold `n`.

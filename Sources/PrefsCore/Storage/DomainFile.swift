@@ -515,8 +515,9 @@ final class Domain: @unchecked Sendable {
     /// refused. On failure nothing on disk changes and the changes stay
     /// pending.
     ///
-    /// When the file is XML and its index is current for it, the write is
-    /// spliced (``DomainIndex/splice(old:entries:buckets:xml:changes:)``):
+    /// When the file's index is current for it, the write is spliced
+    /// (``DomainIndex/splice(old:entries:buckets:xml:changes:)``; a binary
+    /// file by ``BinarySplice``, appending the changed values' objects):
     /// the unchanged entries are copied from the bytes they have in the
     /// file and the index, only the changed ones are formatted, and the
     /// domain is then read through the new index (unless this process
@@ -619,14 +620,15 @@ final class Domain: @unchecked Sendable {
     private func spliced(
         _ bytes: [UInt8], _ stamp: FileSystem.Stamp, index: DomainIndex, target: String, mode: mode_t, same: Bool
     ) throws(PrefsError) -> Bool {
-        guard !bytes.withUnsafeBytes({ BinaryReader.looksBinary($0) }),
-            let old = index.contents(for: stamp, content: { bytes }), let raw = old.rawBody(),
-            let new = DomainIndex.splice(old: raw, entries: old.entries, buckets: old.buckets, xml: bytes, changes: pending)
+        let binary = bytes.withUnsafeBytes { BinaryReader.looksBinary($0) }
+        guard let old = index.contents(for: stamp, content: { bytes }), let raw = old.rawBody(),
+            let new = DomainIndex.splice(old: raw, entries: old.entries, buckets: old.buckets, xml: binary ? nil : bytes, changes: pending),
+            let file = binary ? BinarySplice.splice(bytes, entries: old.entries, changes: new.changes) : new.xml
         else { return false }
         FileSystem.removeLeftoverTemporaries(of: target)
-        let written = try FileSystem.replaceAtomically(target, with: new.xml, mode: mode)
+        let written = try FileSystem.replaceAtomically(target, with: file, mode: mode)
         FaultInjection.crash(at: "before-index")
-        let contents = index.save(body: new.body, entries: new.entries, buckets: new.buckets, written: written, bytes: new.xml)
+        let contents = index.save(body: new.body, entries: new.entries, buckets: new.buckets, written: written, bytes: file)
         pending = [:]
         order = nil
         // Values this process holds stay right only when the file was its
@@ -635,14 +637,14 @@ final class Domain: @unchecked Sendable {
         if !(same && materialized != nil) {
             materialized = nil
             indexed = contents
-            if contents == nil { rebuild(from: (try? Domain.decode(new.xml, path: target)) ?? [:]) }
+            if contents == nil { rebuild(from: (try? Domain.decode(file, path: target)) ?? [:]) }
         }
         if let contents {
             source = Source(contents.record)
         } else {
             var now = (try? FileSystem.stamp(target)) ?? written
             if now.inode != written.inode { now = written }
-            source = Source(stamp: now, since: nil, key: .process, digest: SipHash(new.xml, key: .process))
+            source = Source(stamp: now, since: nil, key: .process, digest: SipHash(file, key: .process))
         }
         commitMetChanges = !same
         lastWriteSpliced = true

@@ -16,10 +16,24 @@
 extension DomainIndex {
     /// A spliced file and the body of its index.
     struct Spliced {
+        /// The XML file; empty when a binary file's index was spliced.
         let xml: [UInt8]
         let body: [UInt8]
         let entries: Int
         let buckets: Int
+        /// The changes applied, in key order, each with its place among
+        /// the old entries (what a binary file's splice needs).
+        let changes: [Change]
+    }
+
+    /// One change, placed: `at` is the first old entry whose key is not
+    /// before `key`, `replaces` whether that entry is `key`'s; `value`
+    /// `nil` removes it.
+    struct Change {
+        let at: Int
+        let replaces: Bool
+        let key: PropertyList.Key
+        let value: PropertyList?
     }
 
     /// At most this many inserted or removed keys update the bucket table
@@ -36,21 +50,27 @@ extension DomainIndex {
     /// (a binary file), its tables or the file are not as this library
     /// writes them, or a changed value is one only the binary format
     /// carries or none does (the full write then decides, and says why).
+    /// With `xml` `nil`, only the index of a binary file is spliced (its
+    /// entries record no texts); ``BinarySplice`` makes the file.
     static func splice(
-        old body: [UInt8], entries n: Int, buckets: Int, xml: [UInt8], changes: [PropertyList.Key: PropertyList?]
+        old body: [UInt8], entries n: Int, buckets: Int, xml: [UInt8]?, changes: [PropertyList.Key: PropertyList?]
     ) -> Spliced? {
         let entrySize = Self.entrySize
         guard buckets > 0, buckets & (buckets - 1) == 0, n < buckets, buckets * 4 + n * entrySize <= body.count else { return nil }
         return body.withUnsafeBytes { b -> Spliced? in
-            xml.withUnsafeBytes { x -> Spliced? in
+            guard let xml else { return splice(b, n: n, buckets: buckets, nil, changes: changes) }
+            return xml.withUnsafeBytes { x -> Spliced? in
                 splice(b, n: n, buckets: buckets, x, changes: changes)
             }
         }
     }
 
     private static func splice(
-        _ b: UnsafeRawBufferPointer, n: Int, buckets: Int, _ x: UnsafeRawBufferPointer, changes: [PropertyList.Key: PropertyList?]
+        _ b: UnsafeRawBufferPointer, n: Int, buckets: Int, _ xmlFile: UnsafeRawBufferPointer?, changes: [PropertyList.Key: PropertyList?]
     ) -> Spliced? {
+        // A binary file's index: every text length 0, no text to copy.
+        let isXML = xmlFile != nil
+        let x = xmlFile ?? UnsafeRawBufferPointer(start: nil, count: 0)
         let entrySize = Self.entrySize
         let table = buckets * 4
         let dataStart = table + n * entrySize
@@ -61,16 +81,19 @@ extension DomainIndex {
         let prefix = XMLWriter.domainPrefix, suffix = XMLWriter.domainSuffix
         var expected = dataStart
         var textTotal = 0
+        // An XML file's every entry has text; a binary file's none.
+        var empty = 0
         for i in 0..<n {
             let offset = Int(field(i, 0)), length = Int(field(i, 1)) + Int(field(i, 2)), text = Int(field(i, 3))
-            guard offset == expected, length <= b.count - offset, text > 0 else { return nil }
+            guard offset == expected, length <= b.count - offset else { return nil }
             expected += length
             textTotal += text
+            empty &+= text == 0 ? 1 : 0
         }
-        guard expected == b.count else { return nil }
-        if n == 0 {
+        guard expected == b.count, isXML ? empty == 0 : textTotal == 0 else { return nil }
+        if isXML && n == 0 {
             guard x.elementsEqual(XMLWriter.emptyDomain) else { return nil }
-        } else {
+        } else if isXML {
             guard x.count == prefix.count + textTotal + suffix.count, x.starts(with: prefix),
                 UnsafeRawBufferPointer(rebasing: x[(x.count - suffix.count)...]).elementsEqual(suffix)
             else { return nil }
@@ -82,12 +105,6 @@ extension DomainIndex {
 
         // Where each change goes: the first old entry whose key is not
         // before it, and whether that entry is its key.
-        struct Change {
-            let at: Int
-            let replaces: Bool
-            let key: PropertyList.Key
-            let value: PropertyList?
-        }
         var ops: [Change] = []
         ops.reserveCapacity(changes.count)
         var from = 0
@@ -113,8 +130,10 @@ extension DomainIndex {
 
         // The file's text and the index's entries and data, run by run.
         var out = [UInt8]()
-        out.reserveCapacity(x.count + 256 * ops.count)
-        out += prefix
+        if isXML {
+            out.reserveCapacity(x.count + 256 * ops.count)
+            out += prefix
+        }
         // The entry table, filled in order (`made` words so far).
         let entries = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count * 5 + 1)
         defer { entries.deallocate() }
@@ -151,7 +170,7 @@ extension DomainIndex {
                 made += 5
                 if renumber { renumbered[k] = UInt32(j) }
             }
-            out += UnsafeRawBufferPointer(rebasing: x[text..<text + texts])
+            if isXML { out += UnsafeRawBufferPointer(rebasing: x[text..<text + texts]) }
             text += texts
             i = end
         }
@@ -165,7 +184,14 @@ extension DomainIndex {
                 i += 1
             }
             guard let value = op.value else { continue }
-            guard let entry = try? XMLWriter.domainEntry(op.key, value), entry.count <= Int(UInt32.max) else { return nil }
+            var entry: [UInt8] = []
+            if isXML {
+                guard let e = try? XMLWriter.domainEntry(op.key, value), e.count <= Int(UInt32.max) else { return nil }
+                entry = e
+            } else {
+                // As the full binary write refuses it (``BinaryWriter``).
+                guard value.depth + 1 < PropertyList.maxNesting else { return nil }
+            }
             guard made + 5 <= count * 5 else { return nil }
             let j = made / 5
             if !op.replaces {
@@ -192,7 +218,7 @@ extension DomainIndex {
             out += entry
         }
         copy(upTo: n)
-        if count == 0 { out = XMLWriter.emptyDomain } else { out += suffix }
+        if isXML { if count == 0 { out = XMLWriter.emptyDomain } else { out += suffix } }
         guard made == count * 5, out.count <= PropertyList.maxDocumentSize,
             newDataStart + data.count <= Int(UInt32.max)
         else { return nil }
@@ -295,6 +321,6 @@ extension DomainIndex {
         slots.withUnsafeBytes { newBody += $0 }
         newBody += UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: entries[0..<made]))
         newBody += data
-        return Spliced(xml: out, body: newBody, entries: count, buckets: newBuckets)
+        return Spliced(xml: out, body: newBody, entries: count, buckets: newBuckets, changes: ops)
     }
 }
