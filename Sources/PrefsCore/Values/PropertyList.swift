@@ -158,6 +158,7 @@ public final class PropertyList: Sendable {
                 }
             }
         case .dictionary(let items):
+            prefetchStorage(of: items)
             var i = items.values.startIndex
             while i != items.values.endIndex {
                 prefetchObject(Unmanaged.passUnretained(items.values[i]).toOpaque())
@@ -167,9 +168,37 @@ public final class PropertyList: Sendable {
         }
     }
 
-    /// Both cache lines an object may lie across: its 64 bytes (header,
-    /// content, and the fields `deinit` reads, the last at offset 56) start
-    /// anywhere on a 16-byte boundary.
+    /// Asks the cache for a dictionary's storage (its header, occupancy
+    /// bitmap, keys and values, one block), up to 4 KiB of it: walking
+    /// the values and then releasing every key and value reads all of it,
+    /// and line by line each read would wait in turn.
+    @inline(__always)
+    private func prefetchStorage(of items: [Key: PropertyList]) {
+        // A native dictionary is one reference to its storage; an empty
+        // one shares a static storage, which needs nothing.
+        guard MemoryLayout<[Key: PropertyList]>.size == MemoryLayout<UnsafeRawPointer>.size, !items.isEmpty else { return }
+        let storage = unsafeBitCast(items, to: UnsafeRawPointer.self)
+        // A table of 2^k buckets holds 3/4 of them; past 128 entries the
+        // storage is over 4 KiB.
+        let capacity = items.capacity
+        var bytes = 4096
+        if capacity < 128 {
+            var buckets = 1
+            while buckets * 3 / 4 < capacity { buckets &<<= 1 }
+            let bucketSize = MemoryLayout<Key>.stride + MemoryLayout<PropertyList>.stride
+            bytes = Swift.min(bytes, 64 + (buckets + 63) / 64 * 8 + buckets * bucketSize)
+        }
+        var at = 64
+        while at < bytes {
+            prefs_prefetch_for_write(storage + at)
+            at &+= 64
+        }
+    }
+
+    /// The lines around a child object: its own 56 bytes (header, content,
+    /// and the fields `deinit` reads) start anywhere on a 16-byte boundary,
+    /// and the binary reader puts a string's storage just before the object
+    /// and a container's buffer just after it.
     @inline(__always)
     private func prefetchObject(_ object: UnsafeRawPointer) {
         prefs_prefetch_for_write(object - 128)
