@@ -149,13 +149,11 @@ public final class PropertyList: Sendable {
     private func prefetchChildren() {
         switch value {
         case .array(let items):
-            items.withUnsafeBufferPointer { buffer in
-                let words = UnsafeRawBufferPointer(buffer)
-                var at = 0
-                while at < words.count {
-                    prefetchObject(words.load(fromByteOffset: at, as: UnsafeRawPointer.self))
-                    at &+= MemoryLayout<PropertyList>.stride
-                }
+            var i = 0
+            let count = items.count
+            while i < count {
+                prefetchObject(Unmanaged.passUnretained(items[i]).toOpaque())
+                i &+= 1
             }
         case .dictionary(let items):
             prefetchStorage(of: items)
