@@ -72,7 +72,13 @@ public final class PropertyList: Sendable {
 
     /// How deep this value nests: 0 for a scalar or an empty container,
     /// 1 + the deepest child otherwise. Stored so that depth checks are O(1).
-    public let depth: Int
+    public var depth: Int { Int(storedDepth) }
+
+    /// ``depth``, in the padding after ``value``'s tag: a 32-bit field there
+    /// keeps the object at 56 bytes (a 64-byte heap block) where an `Int`
+    /// made it 64 (an 80-byte block), a fifth of the memory of every scalar
+    /// a file holds. No value nests 2^32 deep (each level is an object).
+    private let storedDepth: UInt32
 
     /// A lower bound on the bytes of this value's XML: 8 for each value and
     /// each dictionary key (the shortest element, `<true/>` and its line
@@ -92,7 +98,7 @@ public final class PropertyList: Sendable {
     /// ``init(_:)`` does.
     package init(container value: Content, depth: Int, minimumXMLSize: Int) {
         self.value = value
-        self.depth = depth
+        self.storedDepth = UInt32(clamping: depth)
         self.minimumXMLSize = minimumXMLSize
     }
 
@@ -126,7 +132,7 @@ public final class PropertyList: Sendable {
             }
         default: break
         }
-        self.depth = depth
+        self.storedDepth = UInt32(clamping: depth)
         self.minimumXMLSize = size
     }
 
@@ -145,15 +151,14 @@ public final class PropertyList: Sendable {
     private func prefetchChildren() {
         switch value {
         case .array(let items):
-            items.withUnsafeBufferPointer { buffer in
-                let words = UnsafeRawBufferPointer(buffer)
-                var at = 0
-                while at < words.count {
-                    prefetchObject(words.load(fromByteOffset: at, as: UnsafeRawPointer.self))
-                    at &+= MemoryLayout<PropertyList>.stride
-                }
+            var i = 0
+            let count = items.count
+            while i < count {
+                prefetchObject(Unmanaged.passUnretained(items[i]).toOpaque())
+                i &+= 1
             }
         case .dictionary(let items):
+            prefetchStorage(of: items)
             var i = items.values.startIndex
             while i != items.values.endIndex {
                 prefetchObject(Unmanaged.passUnretained(items.values[i]).toOpaque())
@@ -163,13 +168,44 @@ public final class PropertyList: Sendable {
         }
     }
 
-    /// Both cache lines an object may lie across: its 64 bytes (header,
-    /// content, and the fields `deinit` reads, the last at offset 56) start
-    /// anywhere on a 16-byte boundary.
+    /// Asks the cache for a dictionary's storage (its header, occupancy
+    /// bitmap, keys and values, one block), up to 4 KiB of it: walking
+    /// the values and then releasing every key and value reads all of it,
+    /// and line by line each read would wait in turn.
+    @inline(__always)
+    private func prefetchStorage(of items: [Key: PropertyList]) {
+        // A native dictionary is one reference to its storage; an empty
+        // one shares a static storage, which needs nothing.
+        guard MemoryLayout<[Key: PropertyList]>.size == MemoryLayout<UnsafeRawPointer>.size, !items.isEmpty else { return }
+        let storage = unsafeBitCast(items, to: UnsafeRawPointer.self)
+        // A table of 2^k buckets holds 3/4 of them; past 128 entries the
+        // storage is over 4 KiB.
+        let capacity = items.capacity
+        var bytes = 4096
+        if capacity < 128 {
+            var buckets = 1
+            while buckets * 3 / 4 < capacity { buckets &<<= 1 }
+            let bucketSize = MemoryLayout<Key>.stride + MemoryLayout<PropertyList>.stride
+            bytes = Swift.min(bytes, 64 + (buckets + 63) / 64 * 8 + buckets * bucketSize)
+        }
+        var at = 64
+        while at < bytes {
+            prefs_prefetch_for_write(storage + at)
+            at &+= 64
+        }
+    }
+
+    /// The lines around a child object: its own 56 bytes (header, content,
+    /// and the fields `deinit` reads) start anywhere on a 16-byte boundary,
+    /// and the binary reader puts a string's storage just before the object
+    /// and a container's buffer just after it.
     @inline(__always)
     private func prefetchObject(_ object: UnsafeRawPointer) {
+        prefs_prefetch_for_write(object - 128)
+        prefs_prefetch_for_write(object - 64)
         prefs_prefetch_for_write(object)
-        prefs_prefetch_for_write(object + 63)
+        prefs_prefetch_for_write(object + 64)
+        prefs_prefetch_for_write(object + 128)
     }
 
     // MARK: Constructors that read like enum cases
