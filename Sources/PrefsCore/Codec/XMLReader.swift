@@ -374,12 +374,23 @@ enum XMLReader {
         /// processing-instruction targets seen so far, by the address
         /// libxml2 keeps each one at (its name table gives one address per
         /// name); see ``maxNames``.
-        var names = Set<UnsafeRawPointer>()
+        /// The first of them is kept apart (a property list uses one name,
+        /// `version`), so that most documents never build the set.
+        var firstName: UnsafeRawPointer? = nil
+        var names: Set<UnsafeRawPointer>? = nil
 
         /// Counts `name` (an address in libxml2's name table); refuses
         /// the document past ``XMLReader/maxNames`` distinct names.
         mutating func count(_ name: UnsafePointer<UInt8>?) {
-            guard let name, names.insert(UnsafeRawPointer(name)).inserted, names.count > XMLReader.maxNames else { return }
+            guard let name else { return }
+            let p = UnsafeRawPointer(name)
+            if p == firstName { return }
+            if firstName == nil {
+                firstName = p
+                return
+            }
+            if names == nil { names = [] }
+            guard names!.insert(p).inserted, names!.count + 1 > XMLReader.maxNames else { return }
             fail(.malformed, "more than \(XMLReader.maxNames) distinct attribute, namespace and processing-instruction names")
         }
 
