@@ -88,7 +88,7 @@ struct Target {
     /// the sync folder, so reads, `read-type` and `watch` see them there.
     func values(keys: [String]? = nil) throws(Failure) -> PropertyListDictionary {
         do throws(PrefsError) {
-            if let problem = try store.problem(in: id) { throw problem }
+            if let problem = try store.problem(in: id, keys: keys) { throw problem }
             return try storedValues(keys: keys)
         } catch {
             throw .refused("prefs: \(shown(error.message))")
