@@ -174,6 +174,7 @@ enum XMLReader {
             state.pointee.wanted?.free()
             state.pointee.text.free()
             state.pointee.frames.deallocate()
+            state.pointee.elementCache.deallocate()
             state.deinitialize(count: 1)
             state.deallocate()
         }
@@ -433,6 +434,14 @@ enum XMLReader {
         /// The open containers, innermost last: `depth` of them, in a
         /// stack allocated once at the deepest size allowed.
         let frames = UnsafeMutablePointer<Frame>.allocate(capacity: PropertyList.maxNesting + 1)
+        /// Element names already recognised, by the address libxml2 keeps
+        /// each name at (one per name, for the whole parse): 16 slots of
+        /// (address, element raw value + 1), looked up by address bits.
+        let elementCache: UnsafeMutablePointer<UInt> = {
+            let p = UnsafeMutablePointer<UInt>.allocate(capacity: 32)
+            p.initialize(repeating: 0, count: 32)
+            return p
+        }()
         var depth = 0
         /// Whether the innermost open element holds text.
         var inText = false
@@ -491,8 +500,19 @@ enum XMLReader {
             xml.stopParser(ctxt)
         }
 
-        /// Whether the key just read is one of the root dictionary's.
-        func isRootKey() -> Bool { depth == 1 && frames[0].isDict }
+        /// The element `name` (an address in libxml2's name table) names,
+        /// through `elementCache`; `nil` for a name a property list does
+        /// not use. Static, so that no copy of the state is made to call it.
+        @inline(__always)
+        static func element(_ name: UnsafePointer<UInt8>, _ elementCache: UnsafeMutablePointer<UInt>) -> Element? {
+            let address = UInt(bitPattern: name)
+            let slot = elementCache + 2 * Int((address >> 3) & 15)
+            if slot[0] == address { return Element(rawValue: UInt8(truncatingIfNeeded: slot[1] &- 1)) }
+            guard let e = Element(name) else { return nil }
+            slot[0] = address
+            slot[1] = UInt(e.rawValue) + 1
+            return e
+        }
 
         /// Drops the keys and values of the container that `frame` was.
         mutating func removeItems(of frame: Frame) {
@@ -562,7 +582,8 @@ enum XMLReader {
                 inPlist = false
             case .key:
                 frames[depth - 1].keyCount += 1
-                if let wanted, skipping || (isRootKey() && !wanted.contains(text.bytes)) {
+                // A key of the root dictionary: the only open container.
+                if let wanted, skipping || (depth == 1 && frames[0].isDict && !wanted.contains(text.bytes)) {
                     skipping = true
                     return
                 }
@@ -753,7 +774,7 @@ enum XMLReader {
         h.startElementNs = { ctx, localname, _, _, namespaces, namespaceList, attributes, _, attributeList in
             let s = XMLReader.state(ctx)
             guard s.pointee.error == nil, let localname else { return }
-            guard let name = Element(localname) else {
+            guard let name = State.element(localname, s.pointee.elementCache) else {
                 s.pointee.fail(.malformed, "unknown element <\(String(cString: localname))>")
                 return
             }
