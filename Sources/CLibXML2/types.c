@@ -25,11 +25,24 @@ static const unsigned char *prefs_xml_find3(const unsigned char *p, const unsign
     return NULL;
 }
 
+#if defined(__SSE2__)
+/* One bit per byte of the 64 in `a b c d` that equals the byte of `x`. */
+static inline uint64_t prefs_xml_mask64(__m128i a, __m128i b, __m128i c, __m128i d, __m128i x)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, x)) |
+           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, x)) << 16 |
+           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, x)) << 32 |
+           (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(d, x)) << 48;
+}
+#endif
+
 /* Whether some stretch of `p` between two `<` holds more than `limit`
  * `=`: a start tag libxml2 parses with more than `limit` attributes has an
  * `=` for each (a `<` inside one stops libxml2 there), so when this is
  * false no tag is crowded. Property lists hold `=` rarely, so this looks at
- * eight bytes at a time and at single bytes only around an `=`. */
+ * 64 (SSE2) or eight bytes at a time and at single bytes only around an
+ * `=`. A block without `=` leaves the count as it is or resets it, so it
+ * is looked at for a `<` only while the count is not 0 already. */
 int prefs_xml_may_crowd(const unsigned char *p, size_t n, int limit)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
@@ -38,6 +51,34 @@ int prefs_xml_may_crowd(const unsigned char *p, size_t n, int limit)
     int count = 0;
 #if defined(__SSE2__)
     const __m128i eq16 = _mm_set1_epi8('='), lt16 = _mm_set1_epi8('<');
+    for (; i + 64 <= n; i += 64) {
+        const __m128i *q = (const __m128i *)(const void *)(p + i);
+        __m128i a = _mm_loadu_si128(q), b = _mm_loadu_si128(q + 1);
+        __m128i c = _mm_loadu_si128(q + 2), d = _mm_loadu_si128(q + 3);
+        __m128i e = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, eq16), _mm_cmpeq_epi8(b, eq16)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(c, eq16), _mm_cmpeq_epi8(d, eq16)));
+        if (_mm_movemask_epi8(e) == 0) {
+            if (count != 0) {
+                __m128i l = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, lt16), _mm_cmpeq_epi8(b, lt16)),
+                                         _mm_or_si128(_mm_cmpeq_epi8(c, lt16), _mm_cmpeq_epi8(d, lt16)));
+                if (_mm_movemask_epi8(l) != 0)
+                    count = 0;
+            }
+            continue;
+        }
+        /* The block's `<` and `=` in order, one bit each. */
+        uint64_t lts = prefs_xml_mask64(a, b, c, d, lt16);
+        uint64_t marks = prefs_xml_mask64(a, b, c, d, eq16) | lts;
+        while (marks != 0) {
+            uint64_t bit = marks & (~marks + 1);
+            if (lts & bit) {
+                count = 0;
+            } else if (++count > limit) {
+                return 1;
+            }
+            marks ^= bit;
+        }
+    }
     for (; i + 16 <= n; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
         if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, eq16)) == 0) {

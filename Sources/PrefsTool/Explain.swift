@@ -12,7 +12,7 @@ enum Explain {
         if word.hasPrefix("/") { throw .usage("explain needs an application ID: a file path is one domain, without a search list") }
         let app: String
         do throws(PrefsError) {
-            app = try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
+            app = try PreferencesStore.canonicalApplication(Target.isGlobalName(word) ? globalDomainName : word)
         } catch {
             throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }

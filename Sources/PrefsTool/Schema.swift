@@ -48,7 +48,7 @@ enum Schema {
 
     private static func application(_ word: String) throws(Failure) -> String {
         do throws(PrefsError) {
-            return try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
+            return try PreferencesStore.canonicalApplication(Target.isGlobalName(word) ? globalDomainName : word)
         } catch {
             throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }

@@ -57,7 +57,7 @@ enum Sync {
     private static func application(_ word: String) throws(Failure) -> String {
         if word.hasPrefix("/") { throw .usage("sync needs an application ID, not a file path") }
         do throws(PrefsError) {
-            return try PreferencesStore.canonicalApplication(Target.globalNames.contains(word) ? globalDomainName : word)
+            return try PreferencesStore.canonicalApplication(Target.isGlobalName(word) ? globalDomainName : word)
         } catch {
             throw .refused("prefs: cannot use \(quoted(word)) as a domain: \(shown(error.message))")
         }

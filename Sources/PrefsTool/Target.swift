@@ -14,12 +14,17 @@ struct Target {
     /// The file the domain lives in.
     var file: String { store.locations.path(of: id) }
 
-    static let globalNames: Set<String> = ["-g", "-globalDomain", globalDomainName]
+    /// Whether `word` names the global domain (`-g`, `-globalDomain`,
+    /// `NSGlobalDomain`): compared directly, since a set of three names
+    /// costs its one-time construction in every run of the command.
+    static func isGlobalName(_ word: String) -> Bool {
+        word == "-g" || word == "-globalDomain" || word == globalDomainName
+    }
 
     /// The domain `word` names: a global-domain name, an absolute path to a
     /// plist file, or an application ID, for the current user and `host`.
     static func resolve(_ word: String, host: HostChoice) throws(Failure) -> Target {
-        if globalNames.contains(word) {
+        if isGlobalName(word) {
             return Target(
                 store: .shared, id: DomainID(application: globalDomainName, user: .current, host: host.domainHost),
                 name: globalDomainName)
@@ -83,7 +88,7 @@ struct Target {
     /// the sync folder, so reads, `read-type` and `watch` see them there.
     func values(keys: [String]? = nil) throws(Failure) -> PropertyListDictionary {
         do throws(PrefsError) {
-            if let problem = try store.problem(in: id) { throw problem }
+            if let problem = try store.problem(in: id, keys: keys) { throw problem }
             return try storedValues(keys: keys)
         } catch {
             throw .refused("prefs: \(shown(error.message))")

@@ -37,6 +37,28 @@ struct XMLScanTests {
         #expect(expectRefused(utf16, .malformed)?.message.contains("more than 8 attributes") == true)
     }
 
+    /// The scan reads 64 bytes at a time: attributes spread over several
+    /// blocks, after blocks with `=` in text and blocks with none, with the
+    /// tag starting at each offset within a block, are still counted.
+    @Test func crowdedTagsAcrossBlocksAreRefused() {
+        let long = String(repeating: "v", count: 70)
+        let spread = (0..<9).map { " a\($0)='\(long)'" }.joined()
+        for pad in 0..<64 {
+            let before = String(repeating: " ", count: pad)
+            for doc in [
+                "<plist><array>\(before)<true\(spread)/></array></plist>",
+                "<plist><array><data>QQ==</data>\(before)<true\(Self.attributes(9))/></array></plist>",
+                "<plist><array><string>a=b=c=d=e=f=g</string>\(before)<true a='\(long)'\(Self.attributes(8))/></array></plist>",
+            ] {
+                let e = expectRefused(doc, .malformed)
+                #expect(e?.message.contains("more than 8 attributes") == true, "\(pad): \(e?.message ?? "")")
+            }
+            // Eight `=` before a `<` and more after it: no tag is crowded.
+            let split = "<plist><array><string>a=b=c=d=e=f=g=h=i</string>\(before)<true\(Self.attributes(8))/></array></plist>"
+            #expect(expectParses(split)?.arrayValue?.count == 2, "\(pad)")
+        }
+    }
+
     /// `=` that is not an attribute's does not count: eight attributes
     /// whose values hold `=` and `>`, text, comments.
     @Test func equalsSignsOutsideAttributesAreNotCounted() {

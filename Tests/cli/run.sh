@@ -322,6 +322,21 @@ for pair in string:string int:integer big:integer real:float yes:boolean date:da
     expect "read-type/$key is $type" 0 "Type is $type" "" -- read-type $D "$key"
 done
 
+# A read of one key of a file another program wrote builds that key only,
+# but checks the whole file: a bad value under another key refuses it,
+# with the message a read of the whole domain gives.
+PB=$CFG/com.example.partbad.plist
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict><key>a</key><string>v</string><key>b</key><integer>12x</integer></dict>\n</plist>\n' >"$PB"
+p read com.example.partbad
+whole=$(cat "$WORK/err")
+refuse "read/one key of a file with a bad value under another: 1, untouched" 1 "$PB" -- read com.example.partbad a
+ok "read/one key of such a file: the whole read's message" test "$(cat "$WORK/err")" = "$whole"
+rm -f "$PB"
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict><key>a</key><string>v</string><key>b</key><array><integer>2</integer></array><key>a</key><string>w</string></dict>\n</plist>\n' >"$PB"
+expect "read/one key of a file another program wrote: a later duplicate wins" 0 "w" "" -- read com.example.partbad a
+expect "read-type/one key of a file another program wrote" 0 "Type is array" "" -- read-type com.example.partbad b
+rm -f "$PB"
+
 expect "read/absent domain message" 1 "" "Domain com.example.none does not exist" -- read com.example.none
 expect "read/absent key message" 1 "" "The domain/default pair of ($D, nokey) does not exist" -- read $D nokey
 expect "read-type/absent key message" 1 "" "The domain/default pair of ($D, nokey) does not exist" -- read-type $D nokey

@@ -40,6 +40,24 @@ extension PropertyList {
         return try result.get()
     }
 
+    /// The entries of `keys` of the dictionary an XML property list in
+    /// `bytes` holds, and how many entries it lists, building no other
+    /// value (see ``XMLReader/readEntries(_:only:)``); `nil` when the bytes
+    /// are not such a document as ``parse(_:)-swift.type.method`` reads
+    /// them, or it would fail or return something else: parse them then.
+    package static func parseEntries(_ bytes: [UInt8], only keys: [String]) -> (values: PropertyListDictionary, count: Int)? {
+        bytes.withUnsafeBytes { b in
+            guard !BinaryReader.looksBinary(b), !hasUTF16ByteOrderMark(b), looksLikeXML(b) else { return nil }
+            // UTF-32 is converted first (``parse(_:)-swift.type.method``): not here.
+            do throws(PrefsError) {
+                if try utf32ToUTF8(b) != nil { return nil }
+            } catch {
+                return nil
+            }
+            return XMLReader.readEntries(b, only: keys)
+        }
+    }
+
     /// The value as an XML property list, byte for byte as Apple's tools
     /// write it. Throws `.unrepresentable` for strings holding characters
     /// XML 1.0 cannot carry, for dates not finite or about a billion years

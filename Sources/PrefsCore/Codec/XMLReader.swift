@@ -9,12 +9,35 @@ enum XMLReader {
         // substitutes, so a document parsed as it is holds none: it is
         // looked for only once a parse has failed, and a document that needs
         // the stand-ins is read from them, as if substituted from the start.
-        let plain = Result { () throws(PrefsError) in try read(bytes, controlsSubstituted: false) }
+        let plain = Result { () throws(PrefsError) in try read(bytes, controlsSubstituted: false).root }
         guard case .failure = plain, let lenient = Lenient.substituted(bytes) else { return try plain.get() }
         let result = lenient.withUnsafeBytes { b in
-            Result { () throws(PrefsError) in try read(b, controlsSubstituted: true) }
+            Result { () throws(PrefsError) in try read(b, controlsSubstituted: true).root }
         }
         return try result.get()
+    }
+
+    /// The entries of `keys` in the dictionary that `bytes` holds, and how
+    /// many entries the document lists (duplicates included), with every
+    /// other value checked as ``read(_:)`` checks it but not built; `nil`
+    /// when the document does not hold a dictionary or ``read(_:)`` would
+    /// not return one as it is (it fails, or it needs the stand-ins of
+    /// ``Lenient``): the caller then reads it whole, which says why.
+    ///
+    /// Whatever this returns, ``read(_:)`` of the same bytes returns a
+    /// dictionary holding the same values for `keys`: the checks are the
+    /// same ones, made in the same places; only building is left out.
+    static func readEntries(
+        _ bytes: UnsafeRawBufferPointer, only keys: [String]
+    ) -> (
+        values: PropertyListDictionary, count: Int
+    )? {
+        // Every key of the root is compared with each wanted one.
+        guard keys.count <= maxWantedKeys,
+            let (root, count) = try? read(bytes, controlsSubstituted: false, only: keys),
+            let entries = root.dictionaryValue
+        else { return nil }
+        return (entries, count)
     }
 
     /// Apple's writers put C0 control characters into XML text raw (a
@@ -89,7 +112,9 @@ enum XMLReader {
         }
     }
 
-    private static func read(_ bytes: UnsafeRawBufferPointer, controlsSubstituted: Bool) throws(PrefsError) -> PropertyList {
+    private static func read(
+        _ bytes: UnsafeRawBufferPointer, controlsSubstituted: Bool, only wanted: [String]? = nil
+    ) throws(PrefsError) -> (root: PropertyList, count: Int) {
         let xml = try LibXML2.functions
         guard bytes.count > 0 else {
             throw PrefsError(.malformed, "empty input at line 1: no property list")
@@ -141,9 +166,15 @@ enum XMLReader {
 
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         state.initialize(to: State(ctxt: ctxt, xml: xml, controlsSubstituted: controlsSubstituted))
+        if let wanted {
+            // A root dictionary of one CF$UID key is a UID: that key's value is always built.
+            state.pointee.wanted = WantedKeys([uidKey.string] + wanted)
+        }
         defer {
+            state.pointee.wanted?.free()
             state.pointee.text.free()
             state.pointee.frames.deallocate()
+            state.pointee.elementCache.deallocate()
             state.deinitialize(count: 1)
             state.deallocate()
         }
@@ -163,7 +194,7 @@ enum XMLReader {
         guard let root = state.pointee.root else {
             throw PrefsError(.malformed, "no property-list value in the document")
         }
-        return root
+        return (root, state.pointee.rootCount)
     }
 
     /// Whether libxml2 reads `b` as UTF-8: no byte-order mark or first
@@ -202,6 +233,10 @@ enum XMLReader {
         guard i < head.count, head[i] == quote else { return false }
         return name == Array("utf-8".utf8) || name == Array("utf8".utf8)
     }
+
+    /// The most keys ``readEntries(_:only:)`` builds alone; for more, the
+    /// document is read whole.
+    static let maxWantedKeys = 16
 
     /// The one key of the dictionary that stands for a UID in XML.
     static let uidKey: PropertyList.Key = "CF$UID"
@@ -311,14 +346,59 @@ enum XMLReader {
     }
 
     /// An open array or dictionary: where its items start on the value
-    /// (and key) stacks, and the depth and size its ``PropertyList`` will
-    /// record, summed as items arrive so that no second pass is needed.
+    /// (and key) stacks, how many keys and values it has listed (skipped
+    /// ones too, which are not on the stacks), and the depth and size its
+    /// ``PropertyList`` will record, summed as items arrive so that no
+    /// second pass is needed.
     struct Frame {
         var isDict: Bool
         var valueStart: Int
         var keyStart: Int
+        var keyCount = 0
+        var valueCount = 0
         var depth = 0
         var size = 8
+    }
+
+    /// The keys a partial read builds the values of: their UTF-8 one after
+    /// another in one allocation, compared by length and bytes (a read
+    /// wants a few keys, and every key of the root is compared).
+    struct WantedKeys {
+        let bytes: UnsafeMutablePointer<UInt8>
+        /// Where each key ends in `bytes`; the first starts at 0.
+        let ends: UnsafeMutablePointer<Int>
+        let count: Int
+
+        init(_ keys: [String]) {
+            let total = keys.reduce(0) { $0 + $1.utf8.count }
+            bytes = .allocate(capacity: max(total, 1))
+            ends = .allocate(capacity: keys.count)
+            count = keys.count
+            var at = 0
+            for (i, k) in keys.enumerated() {
+                for c in k.utf8 {
+                    bytes[at] = c
+                    at += 1
+                }
+                ends[i] = at
+            }
+        }
+
+        @inline(__always)
+        func contains(_ t: UnsafeBufferPointer<UInt8>) -> Bool {
+            var start = 0
+            for i in 0..<count {
+                let end = ends[i]
+                if end - start == t.count && (t.count == 0 || memcmp(bytes + start, t.baseAddress!, t.count) == 0) { return true }
+                start = end
+            }
+            return false
+        }
+
+        func free() {
+            bytes.deallocate()
+            ends.deallocate()
+        }
     }
 
     /// The text of the element being read, in a buffer reused for every
@@ -354,6 +434,14 @@ enum XMLReader {
         /// The open containers, innermost last: `depth` of them, in a
         /// stack allocated once at the deepest size allowed.
         let frames = UnsafeMutablePointer<Frame>.allocate(capacity: PropertyList.maxNesting + 1)
+        /// Element names already recognised, by the address libxml2 keeps
+        /// each name at (one per name, for the whole parse): 16 slots of
+        /// (address, element raw value + 1), looked up by address bits.
+        let elementCache: UnsafeMutablePointer<UInt> = {
+            let p = UnsafeMutablePointer<UInt>.allocate(capacity: 32)
+            p.initialize(repeating: 0, count: 32)
+            return p
+        }()
         var depth = 0
         /// Whether the innermost open element holds text.
         var inText = false
@@ -370,16 +458,38 @@ enum XMLReader {
         var plistValue: PropertyList? = nil
         var root: PropertyList? = nil
         var error: PrefsError? = nil
+        /// When set, of the root dictionary's values only those of these
+        /// keys are built (see ``XMLReader/readEntries(_:only:)``).
+        var wanted: WantedKeys? = nil
+        /// Whether the element being read lies in a value of the root
+        /// dictionary that is not wanted: checked, not built. Such values
+        /// and their keys are counted in their frames, not put on the
+        /// stacks; `skipped` stands in for each value as it ends.
+        var skipping = false
+        let skipped = PropertyList(.boolean(false))
+        /// How many entries the root dictionary listed, when the root is one.
+        var rootCount = 0
         /// The distinct attribute and namespace names and URIs and
         /// processing-instruction targets seen so far, by the address
         /// libxml2 keeps each one at (its name table gives one address per
         /// name); see ``maxNames``.
-        var names = Set<UnsafeRawPointer>()
+        /// The first of them is kept apart (a property list uses one name,
+        /// `version`), so that most documents never build the set.
+        var firstName: UnsafeRawPointer? = nil
+        var names: Set<UnsafeRawPointer>? = nil
 
         /// Counts `name` (an address in libxml2's name table); refuses
         /// the document past ``XMLReader/maxNames`` distinct names.
         mutating func count(_ name: UnsafePointer<UInt8>?) {
-            guard let name, names.insert(UnsafeRawPointer(name)).inserted, names.count > XMLReader.maxNames else { return }
+            guard let name else { return }
+            let p = UnsafeRawPointer(name)
+            if p == firstName { return }
+            if firstName == nil {
+                firstName = p
+                return
+            }
+            if names == nil { names = [] }
+            guard names!.insert(p).inserted, names!.count + 1 > XMLReader.maxNames else { return }
             fail(.malformed, "more than \(XMLReader.maxNames) distinct attribute, namespace and processing-instruction names")
         }
 
@@ -390,9 +500,29 @@ enum XMLReader {
             xml.stopParser(ctxt)
         }
 
+        /// The element `name` (an address in libxml2's name table) names,
+        /// through `elementCache`; `nil` for a name a property list does
+        /// not use. Static, so that no copy of the state is made to call it.
+        @inline(__always)
+        static func element(_ name: UnsafePointer<UInt8>, _ elementCache: UnsafeMutablePointer<UInt>) -> Element? {
+            let address = UInt(bitPattern: name)
+            let slot = elementCache + 2 * Int((address >> 3) & 15)
+            if slot[0] == address { return Element(rawValue: UInt8(truncatingIfNeeded: slot[1] &- 1)) }
+            guard let e = Element(name) else { return nil }
+            slot[0] = address
+            slot[1] = UInt(e.rawValue) + 1
+            return e
+        }
+
+        /// Drops the keys and values of the container that `frame` was.
+        mutating func removeItems(of frame: Frame) {
+            while keys.count > frame.keyStart { keys.removeLast() }
+            while values.count > frame.valueStart { values.removeLast() }
+        }
+
         /// Whether the innermost open dictionary has a key without a value.
         func keyPending(_ f: Frame) -> Bool {
-            keys.count - f.keyStart > values.count - f.valueStart
+            f.keyCount > f.valueCount
         }
 
         /// Whether a value may start here; reports why not.
@@ -451,6 +581,12 @@ enum XMLReader {
                 root = v
                 inPlist = false
             case .key:
+                frames[depth - 1].keyCount += 1
+                // A key of the root dictionary: the only open container.
+                if let wanted, skipping || (depth == 1 && frames[0].isDict && !wanted.contains(text.bytes)) {
+                    skipping = true
+                    return
+                }
                 let key: String
                 if controlsSubstituted {
                     key = String(decoding: Lenient.restored(Array(text.bytes)), as: UTF8.self)
@@ -462,15 +598,23 @@ enum XMLReader {
             case .dict:
                 depth -= 1
                 let frame = frames[depth]
-                let n = values.count - frame.valueStart
-                guard keys.count - frame.keyStart == n else {
-                    let pending = keys.removeLast()
-                    fail(.malformed, "<key>\(pending.string)</key> has no value")
+                guard frame.keyCount == frame.valueCount else {
+                    // (Skipped keys are not on the stack: a partial read
+                    // that fails is read again whole, which names the key.)
+                    let pending = skipping || keys.count == frame.keyStart ? "" : keys.removeLast().string
+                    fail(.malformed, "<key>\(pending)</key> has no value")
                     return
                 }
+                if skipping {
+                    placeSkipped()
+                    return
+                }
+                // On the stacks: every entry, or in a partial read's root
+                // the wanted ones.
+                let n = values.count - frame.valueStart
                 // A keyed archive's UID, as CoreFoundation reads it: a
                 // dictionary whose one key is CF$UID, with an integer.
-                if n == 1, keys[frame.keyStart] == XMLReader.uidKey,
+                if frame.valueCount == 1, n == 1, keys[frame.keyStart] == XMLReader.uidKey,
                     let i = values[frame.valueStart].integerValue, let u = UInt32(exactly: i)
                 {
                     keys.removeLast()
@@ -478,10 +622,18 @@ enum XMLReader {
                     place(PropertyList(.uid(u)))
                     return
                 }
+                if wanted != nil && depth == 0 {
+                    // The root of a partial read: the wanted entries only.
+                    rootCount = frame.valueCount
+                    var entries = PropertyListDictionary()
+                    for i in 0..<n { entries[keys[frame.keyStart + i]] = values[frame.valueStart + i] }
+                    removeItems(of: frame)
+                    place(PropertyList(.dictionary(entries)))
+                    return
+                }
                 var entries = PropertyListDictionary(minimumCapacity: n)
                 for i in 0..<n { entries[keys[frame.keyStart + i]] = values[frame.valueStart + i] }
-                keys.removeLast(n)
-                values.removeLast(n)
+                removeItems(of: frame)
                 if entries.count < n {
                     // A later duplicate key won: count only what is kept.
                     place(PropertyList(.dictionary(entries)))
@@ -491,10 +643,22 @@ enum XMLReader {
             case .array:
                 depth -= 1
                 let frame = frames[depth]
+                if skipping {
+                    placeSkipped()
+                    return
+                }
                 let items = Array(values[frame.valueStart...])
-                values.removeLast(items.count)
+                removeItems(of: frame)
                 place(PropertyList(container: .array(items), depth: frame.depth, minimumXMLSize: frame.size))
             default:
+                if skipping {
+                    // Checked, not built: what `scalar` would refuse is
+                    // refused by it, with its message.
+                    if name == .string || (name == .integer && XMLReader.isPlainInteger(text.bytes)) || scalar(name) != nil {
+                        placeSkipped()
+                    }
+                    return
+                }
                 guard let v = scalar(name) else { return }
                 place(v)
             }
@@ -510,10 +674,10 @@ enum XMLReader {
                 } else {
                     result = PropertyList(.string(String(decoding: t, as: UTF8.self)))
                 }
-            case .integer: result = ScalarText.parseInteger(t).map { PropertyList(.integer($0)) }
-            case .real: result = ScalarText.parseReal(t).map { PropertyList(.real($0)) }
-            case .date: result = ScalarText.parseXMLDate(t).map { PropertyList(.date($0)) }
-            case .data: result = Base64.decode(t).map { PropertyList(.data($0)) }
+            case .integer: result = ScalarText.parseInteger(t).map { skipping ? skipped : PropertyList(.integer($0)) }
+            case .real: result = ScalarText.parseReal(t).map { skipping ? skipped : PropertyList(.real($0)) }
+            case .date: result = ScalarText.parseXMLDate(t).map { skipping ? skipped : PropertyList(.date($0)) }
+            case .data: result = Base64.decode(t).map { skipping ? skipped : PropertyList(.data($0)) }
             case .true, .false:
                 if ScalarText.trimmed(t).isEmpty {
                     result = name == .true ? PropertyList.trueValue : PropertyList.falseValue
@@ -540,6 +704,7 @@ enum XMLReader {
         mutating func place(_ v: PropertyList) {
             if depth > 0 {
                 let top = frames + (depth - 1)
+                top.pointee.valueCount += 1
                 top.pointee.depth = max(top.pointee.depth, v.depth + 1)
                 top.pointee.size = Sizer.add(top.pointee.size, v.minimumXMLSize)
                 values.append(v)
@@ -548,6 +713,13 @@ enum XMLReader {
             } else {
                 root = v
             }
+        }
+
+        /// Counts a value that is not built (see `skipping`).
+        mutating func placeSkipped() {
+            frames[depth - 1].valueCount += 1
+            // A value of the root dictionary ends: the next may be wanted.
+            if depth == 1 { skipping = false }
         }
 
         mutating func characters(_ p: UnsafePointer<UInt8>, _ n: Int) {
@@ -566,6 +738,20 @@ enum XMLReader {
                 return
             }
         }
+    }
+
+    /// Whether `t` is an integer ``ScalarText/parseInteger(_:)`` reads
+    /// for certain: 1 to 18 decimal digits, `-` before them or not. A
+    /// check of a value that is not built; anything else is parsed.
+    @inline(__always)
+    static func isPlainInteger(_ t: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = t.first == UInt8(ascii: "-") ? 1 : 0
+        guard t.count > i && t.count - i <= 18 else { return false }
+        while i < t.count {
+            guard t[i] &- UInt8(ascii: "0") < 10 else { return false }
+            i += 1
+        }
+        return true
     }
 
     /// Sums of ``PropertyList/minimumXMLSize``, saturating as its
@@ -588,7 +774,7 @@ enum XMLReader {
         h.startElementNs = { ctx, localname, _, _, namespaces, namespaceList, attributes, _, attributeList in
             let s = XMLReader.state(ctx)
             guard s.pointee.error == nil, let localname else { return }
-            guard let name = Element(localname) else {
+            guard let name = State.element(localname, s.pointee.elementCache) else {
                 s.pointee.fail(.malformed, "unknown element <\(String(cString: localname))>")
                 return
             }

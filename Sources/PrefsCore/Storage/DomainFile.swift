@@ -30,6 +30,21 @@ final class Domain: @unchecked Sendable {
     /// pending changes: the next write merges those in instead of sorting
     /// the whole domain again.
     private var order: [Entry]? = nil
+    /// The file's bytes and the values of a few keys, when it was parsed
+    /// for those keys only (``refresh(usingIndex:only:)``): every other
+    /// read builds the rest from these bytes, as the file was then.
+    @exclusivity(unchecked) private var partial: Partial? = nil
+
+    /// Whether the file was parsed for a few keys only and the rest is
+    /// not built yet (for tests).
+    var isPartlyBuilt: Bool { partial != nil }
+
+    struct Partial {
+        let keys: [String]
+        let values: Values
+        let bytes: [UInt8]
+        let stamp: FileSystem.Stamp
+    }
 
     typealias Entry = (key: PropertyList.Key, value: PropertyList)
     /// This process's changes since the last write; `nil` removes the key.
@@ -237,6 +252,11 @@ final class Domain: @unchecked Sendable {
         if !recent.isEmpty, let i = recentIndex(key) { return recent[i].value }
         if let materialized { return materialized[key] }
         if let change = pending[key] { return change }
+        if let partial {
+            if partial.keys.contains(where: { PropertyList.Key($0) == key }) { return partial.values[key] }
+            materialize()
+            return materialized![key]
+        }
         switch indexed!.value(forKey: key) {
         case .value(let v): return v
         case .absent: return nil
@@ -250,6 +270,18 @@ final class Domain: @unchecked Sendable {
     /// what this library writes is dropped, and the file is parsed.
     private func materialize() {
         fold()
+        if let partial {
+            self.partial = nil
+            do throws(PrefsError) {
+                rebuild(from: try Domain.decode(partial.bytes, path: file))
+                source = Source(read: partial.stamp, partial.bytes)
+            } catch {
+                // Not expected: the partial parse made every check this one makes.
+                problem = error
+                rebuild(from: [:])
+            }
+            return
+        }
         if let indexed, let all = indexed.allValues() {
             rebuild(from: all.values)
             order = all.order
@@ -323,12 +355,19 @@ final class Domain: @unchecked Sendable {
     /// whether the values may have changed. A file that does not parse is
     /// left untouched on disk and reported in ``problem``; this process's
     /// view of the domain is then empty (plus its own pending changes).
+    ///
+    /// `keys`: when given, an XML file is parsed for these keys' values
+    /// only (the whole file still checked); the rest is built from its
+    /// bytes when first asked for, and the file is hashed only when a
+    /// write needs to compare it. A read of one key of a domain pays for
+    /// one value, not for all of them.
     @discardableResult
-    func refresh(usingIndex: Bool = true) -> Bool {
+    func refresh(usingIndex: Bool = true, only keys: [String]? = nil) -> Bool {
         if loaded && !hasChangedOnDisk { return false }
         if isDropInDirectory { return refreshDropIns() }
         loaded = true
         order = nil
+        partial = nil
         do throws(PrefsError) {
             source = nil
             let target = try FileSystem.resolvingLinks(path, ownedBy: Domain.readersTrust)
@@ -360,8 +399,15 @@ final class Domain: @unchecked Sendable {
                 } else {
                     let read: [UInt8]
                     if let bytes { read = bytes } else { read = try file.readAll() }
-                    rebuild(from: try Domain.decode(read, path: target))
-                    source = Source(read: file.stamp, read)
+                    if let keys, let (found, count) = PropertyList.parseEntries(read, only: keys), count > 0 {
+                        indexed = nil
+                        materialized = nil
+                        isKnownEmpty = false
+                        partial = Partial(keys: keys, values: found, bytes: read, stamp: file.stamp)
+                    } else {
+                        rebuild(from: try Domain.decode(read, path: target))
+                        source = Source(read: file.stamp, read)
+                    }
                 }
                 problem = nil
             } catch {
@@ -409,6 +455,7 @@ final class Domain: @unchecked Sendable {
         materialized = v
         isKnownEmpty = v.isEmpty
         indexed = nil
+        partial = nil
     }
 
     /// `order` (entries sorted by key) with `changes` applied: removed keys left out,
@@ -498,6 +545,7 @@ final class Domain: @unchecked Sendable {
         materialized = [:]
         isKnownEmpty = true
         indexed = nil
+        partial = nil
         source = nil
         problem = nil
         stamp = nil
@@ -546,6 +594,10 @@ final class Domain: @unchecked Sendable {
                 // pending changes applied.
                 var same = false
                 var bytes: [UInt8]? = nil
+                if let partial, source == nil {
+                    // A file read for a few keys is hashed now that it is compared.
+                    source = Source(read: partial.stamp, partial.bytes)
+                }
                 if let source, loaded {
                     if source.unchanged(file.stamp) {
                         same = true
@@ -605,6 +657,7 @@ final class Domain: @unchecked Sendable {
             materialized = stored
             isKnownEmpty = stored.isEmpty
             indexed = nil
+            partial = nil
             stamp = try? FileSystem.stamp(target)
             problem = nil
             loaded = true
@@ -636,6 +689,7 @@ final class Domain: @unchecked Sendable {
         // new index, or the new file is parsed when it has none.
         if !(same && materialized != nil) {
             materialized = nil
+            partial = nil
             indexed = contents
             if contents == nil { rebuild(from: (try? Domain.decode(file, path: target)) ?? [:]) }
         }

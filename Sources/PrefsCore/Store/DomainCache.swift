@@ -6,13 +6,16 @@ import Glibc
 // programs or by hand).
 
 extension PreferencesStore {
-    func domain(_ path: String, _ s: inout State) -> Domain {
+    /// The domain file at `path`, loaded on first use; `keys`: when given
+    /// and the file is loaded now, the values of those keys are all this
+    /// read needs (see ``Domain/refresh(usingIndex:only:)``).
+    func domain(_ path: String, _ s: inout State, only keys: [String]? = nil) -> Domain {
         if let d = s.domains[path] { return d }
         let d = Domain(path: path, shared: locations.isShared(path), index: locations.index(of: path))
         s.domains[path] = d
         s.domainsByDirectory[FileSystem.parent(of: path), default: []].append(d)
         if d.isDropInDirectory { watchDropIns(d, &s) }
-        reload(d, &s)
+        reload(d, &s, only: keys)
         watchLinkTarget(d, &s)
         if watcher == nil { startWatcher(immediately: false, s.linkedDirectories) }
         return d
@@ -50,9 +53,9 @@ extension PreferencesStore {
     /// queued for the next read of an application that searches it to
     /// report. Returns whether the values may have changed.
     @discardableResult
-    func reload(_ d: Domain, _ s: inout State) -> Bool {
+    func reload(_ d: Domain, _ s: inout State, only keys: [String]? = nil) -> Bool {
         let before = d.problem
-        guard d.refresh() else { return false }
+        guard d.refresh(only: keys) else { return false }
         if let problem = d.problem {
             if before?.message != problem.message { s.unreported[d.path] = problem }
         } else {

@@ -234,11 +234,13 @@ package final class PreferencesStore: @unchecked Sendable {
         }
     }
 
-    /// Why the file of `id` could not be used, when it could not.
-    package func problem(in id: DomainID) throws(PrefsError) -> PrefsError? {
+    /// Why the file of `id` could not be used, when it could not. `keys`:
+    /// when given, and the file is read now, only their values are built
+    /// until another read needs more (the whole file is checked either way).
+    package func problem(in id: DomainID, keys: [String]? = nil) throws(PrefsError) -> PrefsError? {
         let id = try validated(id)
         let path = locations.path(of: id)
-        return withLocked { s in domain(path, &s).problem }
+        return withLocked { s in domain(path, &s, only: keys).problem }
     }
 
     /// Problems of the files along `app`'s search list (files that do not
