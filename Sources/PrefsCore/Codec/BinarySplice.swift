@@ -100,7 +100,7 @@ enum BinarySplice {
         let kept = reuse ? topAt : table
 
         // Which old objects the new top still reaches, and their bytes.
-        var marker = Marker(objects: objects, top: top)
+        var marker = Marker(objects: objects, top: top, checksExtents: reuse)
         var c = 0
         for i in 0..<n {
             // Insertions before entry i, then entry i's own change.
@@ -196,7 +196,7 @@ enum BinarySplice {
     /// Where the object at `at` that is not a container ends as a reader
     /// reads it; `nil` for a marker no reader takes, or a count that runs
     /// past `end`.
-    @inline(__always)
+    @inline(never)
     fileprivate static func scalarEnd(_ b: UnsafeRawBufferPointer, _ at: Int, end: Int) -> Int? {
         let marker = b[at]
         switch marker >> 4 {
@@ -237,10 +237,14 @@ enum BinarySplice {
         var bad = false
         let objects: Int
         let top: Int
+        /// Whether objects other than containers are checked to end by the
+        /// next one's offset: needed when the old top's place is taken.
+        let checksExtents: Bool
 
-        init(objects: Int, top: Int) {
+        init(objects: Int, top: Int, checksExtents: Bool) {
             self.objects = objects
             self.top = top
+            self.checksExtents = checksExtents
             seen = .allocate(capacity: (objects + 63) / 64)
             seen.initialize(repeating: 0, count: (objects + 63) / 64)
         }
@@ -257,11 +261,18 @@ enum BinarySplice {
             seen[word] |= bit
             let at = old.offset(r), stop = old.end(r)
             live += stop - at
-            switch old.b[at] >> 4 {
+            // Read past its extent, an object would read the bytes of the
+            // next one, which the new objects take when it is the old top.
+            let marker = old.b[at], low = Int(marker & 0x0F)
+            switch marker >> 4 {
             case 0xA, 0xC, 0xD: pending.append(r)
+            case 0x0: break  // one byte
+            case 0x1, 0x2: if checksExtents && at + 1 + (1 << low) > stop { bad = true }
+            case 0x4,
+                0x5 where low != 0x0F:
+                if checksExtents && at + 1 + low > stop { bad = true }
             default:
-                // Read past its extent, an object would read the bytes of
-                // the next one, which the new objects may take (the old top).
+                guard checksExtents else { return }
                 guard let e = BinarySplice.scalarEnd(old.b, at, end: stop), e <= stop else { bad = true; return }
             }
         }
