@@ -637,6 +637,9 @@ final class Domain: @unchecked Sendable {
         if !(same && materialized != nil) {
             materialized = nil
             indexed = contents
+            // Reads look no further while the domain is known empty: it
+            // holds what the new file holds (others' keys, too).
+            isKnownEmpty = new.entries == 0
             if contents == nil { rebuild(from: (try? Domain.decode(file, path: target)) ?? [:]) }
         }
         if let contents {
