@@ -287,6 +287,48 @@ struct BinarySplicedCommitTests {
         }
     }
 
+    /// A file of "k" = `value` (the bytes of one object), then the top
+    /// dictionary last, as after a splice; one-byte offsets and references.
+    static func keyThenTop(_ value: [UInt8]) -> [UInt8] {
+        var file: [UInt8] = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for object in [[0x51, 0x6B], value, [0xD1, 0x00, 0x01]] {
+            offsets.append(UInt8(file.count))
+            file += object
+        }
+        let table = file.count
+        file += offsets + [0, 0, 0, 0, 0, 0, 1, 1]
+        for v in [3, 2, table] { file += withUnsafeBytes(of: UInt64(v).bigEndian, Array.init) }
+        return file
+    }
+
+    static let addedKey = DomainIndex.Change(at: 1, replaces: false, key: "zz", value: .integer(1))
+
+    /// Objects whose bytes, as a reader reads them, run past where the
+    /// next object starts (into the top dictionary), in files every reader
+    /// accepts: the new objects would take the old top's place and change
+    /// what those objects read as, so the splice declines. The same kind
+    /// of object within its extent is spliced, over the old top.
+    @Test(
+        arguments: [
+            ([0x43, 0x58], [0x41, 0x58]),  // data of 3 bytes, 1 before the top
+            ([0x61, 0x00], [0x62, 0x00, 0x61, 0x00, 0x62]),  // UTF-16 string of 1 unit, 1 byte before the top
+            ([0x11, 0x01], [0x10, 0x01]),  // 2-byte integer, 1 byte before the top
+            ([0x22, 0x40, 0x00], [0x22, 0x40, 0x00, 0x00, 0x00]),  // 4-byte real, 2 bytes before the top
+            ([0x33, 0x41, 0xC0, 0, 0, 0, 0], [0x33, 0x41, 0xC0, 0, 0, 0, 0, 0, 0]),  // date, 6 bytes before the top
+            ([0x81, 0x00], [0x81, 0x00, 0x01]),  // UID of 2 bytes, 1 before the top
+        ] as [([UInt8], [UInt8])])
+    func anObjectReadIntoTheTopIsNotOverwritten(overlapping: [UInt8], fitting: [UInt8]) throws {
+        for (value, fits) in [(overlapping, false), (fitting, true)] {
+            let file = Self.keyThenTop(value)
+            var expected = try #require(PropertyList.parse(file).dictionaryValue)
+            expected["zz"] = .integer(1)
+            let out = BinarySplice.splice(file, entries: 1, changes: [Self.addedKey])
+            #expect((out != nil) == fits, "\(value): spliced \(out != nil)")
+            if let out { #expect(try PropertyList.parse(out) == PropertyList(.dictionary(expected)), "\(value)") }
+        }
+    }
+
     static let rootVariable = "PREFS_BINSPLICE_TEST_ROOT"
 
     /// The child of ``aCrashMidSpliceLeavesAWholeFile(point:)``.

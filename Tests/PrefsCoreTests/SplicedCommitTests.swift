@@ -298,6 +298,37 @@ struct SplicedCommitTests {
         }
     }
 
+    /// A process whose domain became empty in memory (every value read,
+    /// then the last key removed) splices its removal into a file another
+    /// process added keys to: it then reads those keys, one by one as in
+    /// the whole domain.
+    @Test(arguments: [false, true])
+    func aDomainEmptiedHereSeesKeysAnotherProcessAdded(binary: Bool) throws {
+        try inSandbox { box in
+            let first = box.store()
+            let a: PropertyList = binary ? .string("ctl\u{1}") : .integer(1)
+            try first.set([("a", a)], in: Self.id)
+            try first.synchronize(application: Self.app)
+            try first.synchronize(application: Self.app)
+            let here = box.store()
+            #expect(try here.values(in: Self.id) == ["a": a])
+            try here.set("a", nil, in: try here.handle(application: Self.app))
+            #expect(try here.value(forKey: "a", application: Self.app) == nil)
+            // Enough new keys that the removal leaves few dead bytes.
+            var added: PropertyListDictionary = [:]
+            for i in 0..<20 { added[PropertyList.Key("b\(i)")] = .string(String(repeating: "v", count: 100 + i)) }
+            try first.set(added.map { ($0.key.string, $0.value) }, in: Self.id)
+            try first.synchronize(application: Self.app)
+            try here.synchronize(application: Self.app)
+            #expect(here.domainForTesting(box.expectedPath(Self.app))?.lastWriteSpliced == true)
+            let (bytes, parsed) = try Self.file(box)
+            #expect(bytes.starts(with: BinaryReader.magic) == binary)
+            #expect(parsed == added)
+            #expect(try here.value(forKey: "b7", application: Self.app) == added["b7"], "binary: \(binary)")
+            #expect(try here.values(in: Self.id) == added)
+        }
+    }
+
     static let rootVariable = "PREFS_SPLICE_TEST_ROOT"
 
     /// The child of ``aCrashMidCommitLeavesAWholeFile(point:)``: sets one

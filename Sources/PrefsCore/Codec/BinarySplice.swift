@@ -16,7 +16,8 @@
 /// is not as expected: not `bplist00`, a trailer that does not describe it
 /// exactly, offsets that do not increase, a top object that is not a
 /// dictionary of the index's entries, a replaced or removed key not where
-/// the index puts it, a reference out of range; and when the new objects
+/// the index puts it, a reference out of range, an object still referred
+/// to that reads past where the next one starts; and when the new objects
 /// would need wider references or offsets, or dead bytes would pass half
 /// of the object area.
 enum BinarySplice {
@@ -99,7 +100,7 @@ enum BinarySplice {
         let kept = reuse ? topAt : table
 
         // Which old objects the new top still reaches, and their bytes.
-        var marker = Marker(objects: objects, top: top)
+        var marker = Marker(objects: objects, top: top, checksExtents: reuse)
         var c = 0
         for i in 0..<n {
             // Insertions before entry i, then entry i's own change.
@@ -192,6 +193,24 @@ enum BinarySplice {
         return (Int(v), at + 2 + width)
     }
 
+    /// Where the object at `at` that is not a container ends as a reader
+    /// reads it; `nil` for a marker no reader takes, or a count that runs
+    /// past `end`.
+    @inline(never)
+    fileprivate static func scalarEnd(_ b: UnsafeRawBufferPointer, _ at: Int, end: Int) -> Int? {
+        let marker = b[at]
+        switch marker >> 4 {
+        case 0x0: return at + 1
+        case 0x1, 0x2: return at + 1 + (1 << Int(marker & 0x0F))
+        case 0x3: return at + 9
+        case 0x4, 0x5, 0x6:
+            guard let (count, start) = containerCount(b, at, end: end) else { return nil }
+            return start + (marker >> 4 == 0x6 ? 2 * count : count)
+        case 0x8: return at + 2 + Int(marker & 0x0F)
+        default: return nil
+        }
+    }
+
     /// The old file's object area and offset table.
     private struct Layout {
         let b: UnsafeRawBufferPointer
@@ -218,10 +237,14 @@ enum BinarySplice {
         var bad = false
         let objects: Int
         let top: Int
+        /// Whether objects other than containers are checked to end by the
+        /// next one's offset: needed when the old top's place is taken.
+        let checksExtents: Bool
 
-        init(objects: Int, top: Int) {
+        init(objects: Int, top: Int, checksExtents: Bool) {
             self.objects = objects
             self.top = top
+            self.checksExtents = checksExtents
             seen = .allocate(capacity: (objects + 63) / 64)
             seen.initialize(repeating: 0, count: (objects + 63) / 64)
         }
@@ -236,16 +259,26 @@ enum BinarySplice {
             let word = r >> 6, bit = UInt64(1) << UInt64(r & 63)
             if seen[word] & bit != 0 { return }
             seen[word] |= bit
-            let at = old.offset(r)
-            live += old.end(r) - at
-            switch old.b[at] >> 4 {
+            let at = old.offset(r), stop = old.end(r)
+            live += stop - at
+            // Read past its extent, an object would read the bytes of the
+            // next one, which the new objects take when it is the old top.
+            let marker = old.b[at], low = Int(marker & 0x0F)
+            switch marker >> 4 {
             case 0xA, 0xC, 0xD: pending.append(r)
-            default: break
+            case 0x0: break  // one byte
+            case 0x1, 0x2: if checksExtents && at + 1 + (1 << low) > stop { bad = true }
+            case 0x4,
+                0x5 where low != 0x0F:
+                if checksExtents && at + 1 + low > stop { bad = true }
+            default:
+                guard checksExtents else { return }
+                guard let e = BinarySplice.scalarEnd(old.b, at, end: stop), e <= stop else { bad = true; return }
             }
         }
 
-        /// The live bytes; `nil` when a reference is out of range, a
-        /// container runs past its extent, or the old top is reached.
+        /// The live bytes; `nil` when a reference is out of range, an
+        /// object runs past its extent, or the old top is reached.
         mutating func finish(_ old: Layout) -> Int? {
             defer { seen.deallocate() }
             while !bad, let r = pending.popLast() {

@@ -691,6 +691,9 @@ final class Domain: @unchecked Sendable {
             materialized = nil
             partial = nil
             indexed = contents
+            // Reads look no further while the domain is known empty: it
+            // holds what the new file holds (others' keys, too).
+            isKnownEmpty = new.entries == 0
             if contents == nil { rebuild(from: (try? Domain.decode(file, path: target)) ?? [:]) }
         }
         if let contents {
