@@ -336,12 +336,7 @@ struct BinarySplicedCommitTests {
     func crashingBinaryWriterChild() throws {
         alarm(60)
         let root = ProcessInfo.processInfo.environment[Self.rootVariable]!
-        let store = PreferencesStore(
-            locations: Locations(
-                userDirectory: root + "/config", systemDirectory: root + "/system", managedDirectory: root + "/managed",
-                hostID: testHostID, userName: testUserName, runtimeDirectory: root + "/runtime",
-                indexDirectory: root + "/cache/prefs"),
-            arguments: ["test-program"])
+        let store = storeInSandbox(root: root)
         try store.set([("key500", "changed"), ("added", 1)], in: Self.id)
         try store.synchronize(application: Self.app)
     }

@@ -119,6 +119,18 @@ final class StoreSandbox: @unchecked Sendable {
     }
 }
 
+/// A store over the directories of the sandbox whose root is `root` (made
+/// with the default config subpath), as a test's child process makes it
+/// from the root it is given.
+func storeInSandbox(root: String) -> PreferencesStore {
+    PreferencesStore(
+        locations: Locations(
+            userDirectory: root + "/config", systemDirectory: root + "/system", managedDirectory: root + "/managed",
+            hostID: testHostID, userName: testUserName, runtimeDirectory: root + "/runtime",
+            indexDirectory: root + "/cache/prefs"),
+        arguments: ["test-program"])
+}
+
 /// Runs `body` with fresh directories under `base`, removed afterwards.
 func inSandbox<T>(
     configSubpath: String = "config", createConfig: Bool = true, base: String = "/tmp",
