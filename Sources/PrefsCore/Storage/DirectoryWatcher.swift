@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Watches the preference directories with inotify, so that files written
 /// by other programs or edited by hand are noticed without a read: the
@@ -20,6 +21,12 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// thread has let go of it).
     private var wakeRead: Int32, wakeWrite: Int32
     private var thread = pthread_t()
+    /// Set by ``stop()`` before it wakes the thread. The thread looks at it
+    /// before every call of `changed` or `poll`: a stop called from within
+    /// one of them (the store's deinit, when that call held its last
+    /// reference) may be behind other wake bytes, and the store is gone
+    /// once the call returns.
+    private let stopping = Atomic<Bool>(false)
     /// The directories and, once watching, the inotify descriptor; under `lock`.
     private var directories: [String]
     private var inotify: Int32 = -1
@@ -215,6 +222,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// waits until it has left (so `changed` is not running and will not
     /// run again), unless called from that very thread.
     func stop() {
+        stopping.store(true, ordering: .releasing)
         wake(DirectoryWatcher.stopByte)
         if pthread_equal(thread, pthread_self()) != 0 {
             pthread_detach(thread)
@@ -269,14 +277,17 @@ final class DirectoryWatcher: @unchecked Sendable {
             begin()
             return inotify
         }
-        if !immediately { changed() }
+        var stopped: Bool { stopping.load(ordering: .acquiring) }
+        if !immediately && !stopped { changed() }
         if fd < 0 {
-            while wakeByte(within: DirectoryWatcher.pollMilliseconds).byte != DirectoryWatcher.stopByte { poll() }
+            while !stopped && wakeByte(within: DirectoryWatcher.pollMilliseconds).byte != DirectoryWatcher.stopByte && !stopped {
+                poll()
+            }
             return
         }
         while true {
             let (byte, ready) = wakeByte(within: -1, alongside: fd)
-            if byte == DirectoryWatcher.stopByte { closeInotify(); return }
+            if byte == DirectoryWatcher.stopByte || stopped { closeInotify(); return }
             guard ready else { continue }
             // Read under the lock into ``pending``, where a read of the
             // store also looks (``takeChanges()``): no event is ever in
@@ -286,7 +297,7 @@ final class DirectoryWatcher: @unchecked Sendable {
                 fd = inotify
                 return r
             }
-            if relevant { changed() }
+            if relevant && !stopped { changed() }
         }
     }
 }
