@@ -270,6 +270,29 @@ private let own = DomainID(application: app, user: .current, host: .any)
         }
     }
 
+    /// Text is plain when XML carries every character: the check reads
+    /// whole words, the last overlapping the one before, so a character
+    /// XML refuses is looked for at every position of every length.
+    @Test func everyPositionOfEveryLengthIsCheckedForPlainText() {
+        let refused: [Unicode.Scalar] = ["\u{1}", "\u{1F}", "\u{FFFE}", "\u{FFFF}"]
+        let carried: [Unicode.Scalar] = ["\t", "\n", "\r", "\u{7F}", "\u{E9}", "\u{FFFD}", "\u{1F600}"]
+        for length in 1...40 {
+            for at in 0..<length {
+                for (c, plain) in refused.map({ ($0, false) }) + carried.map({ ($0, true) }) {
+                    var text = String(repeating: "a", count: at)
+                    text.unicodeScalars.append(c)
+                    text += String(repeating: "b", count: length - at - 1)
+                    var key = text
+                    let asKey = key.withUTF8 { PropertyList.isPlainlyStorable(.integer(1), keyBytes: UnsafeRawBufferPointer($0)) }
+                    #expect(asKey == plain, "key: \(c.value) at \(at) of \(length)")
+                    var other = "k"
+                    let asValue = other.withUTF8 { PropertyList.isPlainlyStorable(.string(text), keyBytes: UnsafeRawBufferPointer($0)) }
+                    #expect(asValue == plain, "value: \(c.value) at \(at) of \(length)")
+                }
+            }
+        }
+    }
+
     /// Containers of plain values skip the trial write; anything near a
     /// limit, or that only the binary format carries, still meets it.
     @Test func containersAreCheckedAsTheTrialWriteChecksThem() throws {
