@@ -222,6 +222,69 @@ private let own = DomainID(application: app, user: .current, host: .any)
         }
     }
 
+    @Test func aKeyAnotherMachineDeclaresSyncedAfterSetsGoesToTheSyncFolder() throws {
+        try inSandbox { box in
+            let folder = box.root + "/sync"
+            try SyncSettings.setFolder(folder, box.config)
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            for i in 0..<3 { try s.set("Color", .string("local \(i)"), in: handle) }
+            // Another machine sharing the folder declares the key; this
+            // store reads the folder again at its next synchronize.
+            let other = StoreSandbox()
+            defer { other.remove() }
+            try SyncSettings.setFolder(folder, other.config)
+            try other.store().setSynced(true, forKey: "Color", application: app)
+            try s.synchronize(application: app)
+            try s.set("Color", .string("red"), in: handle)
+            try s.synchronize(application: app)
+            #expect(readPlist(box.expectedPath(app))?["Color"] == .string("local 2"))
+            #expect(try other.store().value(forKey: "Color", application: app) == .string("red"))
+        }
+    }
+
+    @Test func aTypedKeyDeclaredSyncedAfterSetsGoesToTheSyncFolder() throws {
+        try inSandbox { box in
+            let folder = box.root + "/sync"
+            try SyncSettings.setFolder(folder, box.config)
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            // A name no other test declares: declarations last for the process.
+            let name = "SetPathTypedColor"
+            for i in 0..<3 { try s.set(name, .string("local \(i)"), in: handle) }
+            _ = Preferences.Key<String>(name, default: "none", synced: true)
+            try s.set(name, .string("red"), in: handle)
+            try s.synchronize(application: app)
+            #expect(readPlist(box.expectedPath(app))?[PropertyList.Key(name)] == .string("local 2"))
+            let other = StoreSandbox()
+            defer { other.remove() }
+            try SyncSettings.setFolder(folder, other.config)
+            #expect(try other.store().value(forKey: name, application: app) == .string("red"))
+        }
+    }
+
+    @Test func aSchemaDeclaringAKeySyncedAfterSetsSendsTheNextSetToTheFolder() throws {
+        try inSandbox { box in
+            let folder = box.root + "/sync"
+            try SyncSettings.setFolder(folder, box.config)
+            let dir = box.root + "/data"
+            mkdirs(dir)
+            let s = store(box, schemas: dir)
+            let handle = try s.handle(application: app)
+            for i in 0..<3 { try s.set("Font", .string("local \(i)"), in: handle) }
+            // No range, no choice: the schema binds no value, it only syncs one.
+            writeBytes(Array("{ PreferenceSpecifiers = ({ Key = Font; DefaultValue = Mono; Synced = YES; }); }".utf8), to: "\(dir)/\(app).plist")
+            try s.synchronize(application: app)
+            try s.set("Font", .string("Serif"), in: handle)
+            try s.synchronize(application: app)
+            #expect(readPlist(box.expectedPath(app))?["Font"] == .string("local 2"))
+            let other = StoreSandbox()
+            defer { other.remove() }
+            try SyncSettings.setFolder(folder, other.config)
+            #expect(other.store().syncSnapshot().state.record(of: "Font", in: app)?.value == .string("Serif"))
+        }
+    }
+
     // A set patches the merged view of every application whose search list
     // holds the domain, once such a view is built, and of none before.
     @Test func mergedViewsBuiltBetweenSetsShowEverySet() throws {

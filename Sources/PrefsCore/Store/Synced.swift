@@ -38,7 +38,9 @@ extension PreferencesStore {
     final class SyncedLayer {
         let reader: SyncFolderReader
         // Under the store's lock: no exclusivity check (every set looks).
-        @exclusivity(unchecked) var snapshot: SyncSnapshot
+        @exclusivity(unchecked) var snapshot: SyncSnapshot {
+            didSet { SetRules.changed() }
+        }
         @exclusivity(unchecked) var writer: SyncWriter?
         /// Whether the folder is watched (it may not exist yet).
         @exclusivity(unchecked) var watched = false
@@ -49,6 +51,7 @@ extension PreferencesStore {
             self.disabled = disabled
             reader = SyncFolderReader(folder: folder)
             snapshot = disabled ? SyncSnapshot(folder: folder) : reader.scan()
+            SetRules.changed()
         }
     }
 
