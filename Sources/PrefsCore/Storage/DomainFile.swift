@@ -88,9 +88,13 @@ final class Domain: @unchecked Sendable {
             if n == 8 { return (n, w0, 0) }
             return (n, w0, base.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) &>> UInt64((16 &- n) &* 8))
         }
-        var w: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: base, byteCount: n) }
-        return (n, w.0, w.1)
+        var w0: UInt64 = 0
+        var i = 0
+        while i < n {
+            w0 |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) &<< UInt64(i &* 8)
+            i &+= 1
+        }
+        return (n, w0, 0)
     }
     /// The file as last read or written; `nil` when it did not exist.
     private(set) var stamp: FileSystem.Stamp? = nil
