@@ -222,6 +222,69 @@ private let own = DomainID(application: app, user: .current, host: .any)
         }
     }
 
+    @Test func aKeyAnotherMachineDeclaresSyncedAfterSetsGoesToTheSyncFolder() throws {
+        try inSandbox { box in
+            let folder = box.root + "/sync"
+            try SyncSettings.setFolder(folder, box.config)
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            for i in 0..<3 { try s.set("Color", .string("local \(i)"), in: handle) }
+            // Another machine sharing the folder declares the key; this
+            // store reads the folder again at its next synchronize.
+            let other = StoreSandbox()
+            defer { other.remove() }
+            try SyncSettings.setFolder(folder, other.config)
+            try other.store().setSynced(true, forKey: "Color", application: app)
+            try s.synchronize(application: app)
+            try s.set("Color", .string("red"), in: handle)
+            try s.synchronize(application: app)
+            #expect(readPlist(box.expectedPath(app))?["Color"] == .string("local 2"))
+            #expect(try other.store().value(forKey: "Color", application: app) == .string("red"))
+        }
+    }
+
+    @Test func aTypedKeyDeclaredSyncedAfterSetsGoesToTheSyncFolder() throws {
+        try inSandbox { box in
+            let folder = box.root + "/sync"
+            try SyncSettings.setFolder(folder, box.config)
+            let s = box.store()
+            let handle = try s.handle(application: app)
+            // A name no other test declares: declarations last for the process.
+            let name = "SetPathTypedColor"
+            for i in 0..<3 { try s.set(name, .string("local \(i)"), in: handle) }
+            _ = Preferences.Key<String>(name, default: "none", synced: true)
+            try s.set(name, .string("red"), in: handle)
+            try s.synchronize(application: app)
+            #expect(readPlist(box.expectedPath(app))?[PropertyList.Key(name)] == .string("local 2"))
+            let other = StoreSandbox()
+            defer { other.remove() }
+            try SyncSettings.setFolder(folder, other.config)
+            #expect(try other.store().value(forKey: name, application: app) == .string("red"))
+        }
+    }
+
+    @Test func aSchemaDeclaringAKeySyncedAfterSetsSendsTheNextSetToTheFolder() throws {
+        try inSandbox { box in
+            let folder = box.root + "/sync"
+            try SyncSettings.setFolder(folder, box.config)
+            let dir = box.root + "/data"
+            mkdirs(dir)
+            let s = store(box, schemas: dir)
+            let handle = try s.handle(application: app)
+            for i in 0..<3 { try s.set("Font", .string("local \(i)"), in: handle) }
+            // No range, no choice: the schema binds no value, it only syncs one.
+            writeBytes(Array("{ PreferenceSpecifiers = ({ Key = Font; DefaultValue = Mono; Synced = YES; }); }".utf8), to: "\(dir)/\(app).plist")
+            try s.synchronize(application: app)
+            try s.set("Font", .string("Serif"), in: handle)
+            try s.synchronize(application: app)
+            #expect(readPlist(box.expectedPath(app))?["Font"] == .string("local 2"))
+            let other = StoreSandbox()
+            defer { other.remove() }
+            try SyncSettings.setFolder(folder, other.config)
+            #expect(other.store().syncSnapshot().state.record(of: "Font", in: app)?.value == .string("Serif"))
+        }
+    }
+
     // A set patches the merged view of every application whose search list
     // holds the domain, once such a view is built, and of none before.
     @Test func mergedViewsBuiltBetweenSetsShowEverySet() throws {
@@ -267,6 +330,29 @@ private let own = DomainID(application: app, user: .current, host: .any)
             let before = ChangeCounter(directory: box.config, runtimeDirectory: box.runtime).value
             #expect(eventually { readPlist(box.expectedPath(app))?["Written"] == .string("by itself") })
             #expect(eventually { ChangeCounter(directory: box.config, runtimeDirectory: box.runtime).value != before })
+        }
+    }
+
+    /// Text is plain when XML carries every character: the check reads
+    /// whole words, the last overlapping the one before, so a character
+    /// XML refuses is looked for at every position of every length.
+    @Test func everyPositionOfEveryLengthIsCheckedForPlainText() {
+        let refused: [Unicode.Scalar] = ["\u{1}", "\u{1F}", "\u{FFFE}", "\u{FFFF}"]
+        let carried: [Unicode.Scalar] = ["\t", "\n", "\r", "\u{7F}", "\u{E9}", "\u{FFFD}", "\u{1F600}"]
+        for length in 1...40 {
+            for at in 0..<length {
+                for (c, plain) in refused.map({ ($0, false) }) + carried.map({ ($0, true) }) {
+                    var text = String(repeating: "a", count: at)
+                    text.unicodeScalars.append(c)
+                    text += String(repeating: "b", count: length - at - 1)
+                    var key = text
+                    let asKey = key.withUTF8 { PropertyList.isPlainlyStorable(.integer(1), keyBytes: UnsafeRawBufferPointer($0)) }
+                    #expect(asKey == plain, "key: \(c.value) at \(at) of \(length)")
+                    var other = "k"
+                    let asValue = other.withUTF8 { PropertyList.isPlainlyStorable(.string(text), keyBytes: UnsafeRawBufferPointer($0)) }
+                    #expect(asValue == plain, "value: \(c.value) at \(at) of \(length)")
+                }
+            }
         }
     }
 

@@ -84,8 +84,10 @@ extension PropertyList {
 
     /// Whether writing `value` under the key whose UTF-8 is `key` surely
     /// succeeds, as ``checkStorable(_:forKey:)`` tells it without a trial
-    /// write: when this is `false`, that check decides.
-    package static func isPlainlyStorable(_ value: PropertyList, keyBytes key: UnsafeRawBufferPointer) -> Bool {
+    /// write: when this is `false`, that check decides. A removal (`nil`)
+    /// always succeeds.
+    package static func isPlainlyStorable(_ value: PropertyList?, keyBytes key: UnsafeRawBufferPointer) -> Bool {
+        guard let value else { return true }
         var budget = (1 << 20) - key.count - 32
         return isPlainText(key) && isPlain(value, depth: 1, &budget)
     }
@@ -136,6 +138,8 @@ extension PropertyList {
     /// Whether `text` holds only characters XML 1.0 carries (no control
     /// character but tab, line feed and carriage return; no U+FFFE, U+FFFF).
     private static func isPlainText(_ text: String) -> Bool {
+        // Native strings are read in place; others through a copy.
+        if let plain = text.utf8.withContiguousStorageIfAvailable({ isPlainText(UnsafeRawBufferPointer($0)) }) { return plain }
         var text = text
         return text.withUTF8 { isPlainText(UnsafeRawBufferPointer($0)) }
     }
@@ -149,14 +153,23 @@ extension PropertyList {
         let n = u.count
         var i = 0
         // Eight bytes at a time while none is below 0x20 or above 0x7F
-        // (the usual ASCII text); the first such word is looked at byte by
-        // byte below. A word can only be flagged wrongly after a byte that
-        // is flagged rightly.
-        while i &+ 8 <= n {
-            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-            let flagged = (w | ((w &- 0x2020_2020_2020_2020) & ~w)) & 0x8080_8080_8080_8080
-            if flagged != 0 { break }
-            i &+= 8
+        // (the usual ASCII text), the last word overlapping the one before
+        // when the length is no multiple of 8; the first such word is
+        // looked at byte by byte below. A word can only be flagged wrongly
+        // after a byte that is flagged rightly.
+        if n >= 8 {
+            let last = n &- 8
+            while true {
+                let at = Swift.min(i, last)
+                let w = UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self)
+                let flagged = (w | ((w &- 0x2020_2020_2020_2020) & ~w)) & 0x8080_8080_8080_8080
+                if flagged != 0 {
+                    i = at
+                    break
+                }
+                if at == last { return true }
+                i &+= 8
+            }
         }
         while i < n {
             let c = p[i]

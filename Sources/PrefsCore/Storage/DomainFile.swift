@@ -78,11 +78,23 @@ final class Domain: @unchecked Sendable {
     /// The length and first 16 bytes of `b`, as ``Recent`` keeps them.
     @inline(__always)
     private static func prefix(_ b: UnsafeRawBufferPointer) -> (count: Int, w0: UInt64, w1: UInt64) {
-        var w: (UInt64, UInt64) = (0, 0)
-        if let base = b.baseAddress {
-            withUnsafeMutableBytes(of: &w) { $0.baseAddress!.copyMemory(from: base, byteCount: Swift.min(b.count, 16)) }
+        let n = b.count
+        guard let base = b.baseAddress else { return (0, 0, 0) }
+        if n >= 8 {
+            // Whole words: the second one, for 8 < n < 16, loaded to end
+            // at the key's end and shifted down past the bytes of the first.
+            let w0 = base.loadUnaligned(as: UInt64.self)
+            if n >= 16 { return (n, w0, base.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            if n == 8 { return (n, w0, 0) }
+            return (n, w0, base.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) &>> UInt64((16 &- n) &* 8))
         }
-        return (b.count, w.0, w.1)
+        var w0: UInt64 = 0
+        var i = 0
+        while i < n {
+            w0 |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) &<< UInt64(i &* 8)
+            i &+= 1
+        }
+        return (n, w0, 0)
     }
     /// The file as last read or written; `nil` when it did not exist.
     private(set) var stamp: FileSystem.Stamp? = nil
@@ -223,7 +235,7 @@ final class Domain: @unchecked Sendable {
     /// Sets `key` to `value` when it is among the newest sets (see
     /// `recent`), without storing `key`, which may be borrowed; returns
     /// whether it was.
-    func replaceRecent(_ key: PropertyList.Key, _ value: PropertyList) -> Bool {
+    func replaceRecent(_ key: PropertyList.Key, _ value: __owned PropertyList) -> Bool {
         if recent.isEmpty { return false }
         guard let i = recentIndex(key) else { return false }
         recent[i].value = value

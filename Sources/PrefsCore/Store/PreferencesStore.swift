@@ -153,13 +153,15 @@ package final class PreferencesStore: @unchecked Sendable {
 
     /// Runs `body` under the lock, then delivers what it queued for observers.
     func withState<T>(_ body: (inout State) throws(PrefsError) -> T) throws(PrefsError) -> T {
-        let (result, outbox) = try withLocked { (s: inout State) throws(PrefsError) -> (T, [(application: String, key: String)]) in
+        let (result, outbox) = try withLocked { (s: inout State) throws(PrefsError) -> (T, [(application: String, key: String)]?) in
             let r = try body(&s)
+            // Most calls queue nothing: the empty queue is left in place.
+            if s.outbox.isEmpty { return (r, nil) }
             let o = s.outbox
             s.outbox = []
             return (r, o)
         }
-        observers.post(outbox)
+        if let outbox { observers.post(outbox) }
         return result
     }
 

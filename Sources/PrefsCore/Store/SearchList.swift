@@ -51,7 +51,13 @@ extension PreferencesStore {
         @exclusivity(unchecked) var schemaChecked = false
         /// The application's installed schema once a set or read looked
         /// for it: the store's `schemas` entry, replaced with it.
-        @exclusivity(unchecked) var installedSchema: InstalledSchema? = nil
+        @exclusivity(unchecked) var installedSchema: InstalledSchema? = nil {
+            didSet { plainSetsAt = 0 }
+        }
+        /// The generation of ``SetRules`` at which no set through this view
+        /// needed the schema's or the sync folder's rules; 0: not known
+        /// (see ``PreferencesStore/setsArePlain(_:_:_:)``).
+        @exclusivity(unchecked) var plainSetsAt = 0
         init(application: String, layers: [Layer], tally: MergedTally) {
             self.application = application
             self.tally = tally

@@ -15,11 +15,13 @@ enum DeclaredSyncedKeys {
     private static let keys = Mutex(Set<PropertyList.Key>())
 
     /// Whether `key` was declared synced in this process.
+    @inline(__always)
     static func contains(_ key: PropertyList.Key) -> Bool {
-        // Most processes declare none: no lock, no hash then.
-        guard declared.load(ordering: .acquiring) else { return false }
-        return keys.withLock { $0.contains(key) }
+        // Most processes declare none: no call, no lock, no hash then.
+        declared.load(ordering: .acquiring) && isDeclared(key)
     }
+
+    private static func isDeclared(_ key: PropertyList.Key) -> Bool { keys.withLock { $0.contains(key) } }
 
     /// Whether any key was ever declared (set once, never cleared).
     private static let declared = Atomic(false)
@@ -38,7 +40,9 @@ extension PreferencesStore {
     final class SyncedLayer {
         let reader: SyncFolderReader
         // Under the store's lock: no exclusivity check (every set looks).
-        @exclusivity(unchecked) var snapshot: SyncSnapshot
+        @exclusivity(unchecked) var snapshot: SyncSnapshot {
+            didSet { SetRules.changed() }
+        }
         @exclusivity(unchecked) var writer: SyncWriter?
         /// Whether the folder is watched (it may not exist yet).
         @exclusivity(unchecked) var watched = false
@@ -49,6 +53,7 @@ extension PreferencesStore {
             self.disabled = disabled
             reader = SyncFolderReader(folder: folder)
             snapshot = disabled ? SyncSnapshot(folder: folder) : reader.scan()
+            SetRules.changed()
         }
     }
 

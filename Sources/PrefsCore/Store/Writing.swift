@@ -1,3 +1,5 @@
+import Synchronization
+
 // Changes: recorded in memory by a set, written to disk by synchronize, by
 // the background writer, or at exit.
 
@@ -73,7 +75,7 @@ extension PreferencesStore {
     /// must be stored: not when the key was set a moment ago (see
     /// ``Domain/replaceRecent(_:_:)``). The C API's `PrefsSetAppValue`.
     package func set(keyBytes key: UnsafeRawBufferPointer, _ value: PropertyList?, in handle: ApplicationHandle) throws(PrefsError) {
-        if let value, !PropertyList.isPlainlyStorable(value, keyBytes: key) {
+        if !PropertyList.isPlainlyStorable(value, keyBytes: key) {
             // Not surely storable: the full check, with the key's text.
             let k = String(decoding: key, as: UTF8.self)
             try Self.checkStorable(value, k)
@@ -87,21 +89,56 @@ extension PreferencesStore {
     private func setChecked(_ key: PropertyList.Key, _ value: PropertyList?, in handle: ApplicationHandle) throws(PrefsError) {
         try withState { (s: inout State) throws(PrefsError) in
             let v = handle.view
+            if value != nil && setsArePlain(key, v, &s) { return record(key, value, in: ownDomain(of: v, &s), &s) }
             if !installedSchema(of: v, &s).constraints.isEmpty { try checkSchema(CollectionOfOne((key.string, value)), of: v, &s) }
             let d = ownDomain(of: v, &s)
             guard observers.isEmpty, !isSynced(key, v.application, &s, view: v) else {
                 return try apply(CollectionOfOne((key.string, value)), to: d, of: v, &s)
             }
             if isForced(key, in: v, &s) { throw Self.forced(key.string, v) }
-            if let value {
-                // A key set a moment ago is not copied again.
-                if !d.replaceRecent(key, value) { d.setRecent(key.owned, value) }
-            } else {
-                d.set(key.owned, nil)
-            }
-            if s.mergedTally.built != 0 { repatch(key, layer: .file(d.path), &s) }
-            scheduleFlush(&s)
+            record(key, value, in: d, &s)
         }
+    }
+
+    /// Records the set of `key` in `d`, the own domain of the view it was
+    /// made through, once every rule let it through.
+    @inline(__always)
+    private func record(_ key: PropertyList.Key, _ value: PropertyList?, in d: Domain, _ s: inout State) {
+        if let value {
+            // A key set a moment ago is not copied again.
+            if !d.replaceRecent(key, value) { d.setRecent(key.owned, value) }
+        } else {
+            d.set(key.owned, nil)
+        }
+        if s.mergedTally.built != 0 { repatch(key, layer: .file(d.path), &s) }
+        scheduleFlush(&s)
+    }
+
+    /// Whether no rule can stop or divert a set of `key` through `v`:
+    /// nobody observes, no managed value is held, no file waits to be
+    /// re-read, this process declared `key` no synced typed key, and, as
+    /// `v` remembers since ``SetRules`` last moved, its installed schema
+    /// binds no key and the sync folder declares no key of its application.
+    /// Every set asks, so the answer is a few loads once learnt.
+    @inline(__always)
+    private func setsArePlain(_ key: PropertyList.Key, _ v: SearchView, _ s: inout State) -> Bool {
+        guard observers.isEmpty, !s.changedOutside, v.managedCounted, s.managedTally.holding == 0,
+            !DeclaredSyncedKeys.contains(key)
+        else { return false }
+        let now = SetRules.generation.load(ordering: .acquiring)
+        return v.plainSetsAt == now || learnPlainSets(v, now, &s)
+    }
+
+    /// Looks at what ``setsArePlain(_:_:_:)`` remembers, and remembers it
+    /// as of generation `now` of ``SetRules`` when it holds (a change
+    /// made while looking moves the generation, so the next set looks again).
+    private func learnPlainSets(_ v: SearchView, _ now: Int, _ s: inout State) -> Bool {
+        let installed = installedSchema(of: v, &s)
+        guard installed.constraints.isEmpty, !(installed.schema?.specifiers.contains { $0.synced } ?? false) else { return false }
+        let l = syncedLayer(&s)
+        if !l.disabled, let a = l.snapshot.state.applications[v.application], !a.declarations.isEmpty { return false }
+        v.plainSetsAt = now
+        return true
     }
 
     /// The refusal of a write to a key a managed value decides.
@@ -283,4 +320,17 @@ extension PreferencesStore {
             return nil
         }
     }
+}
+
+/// Counts changes, in any store of the process, to what decides whether a
+/// set must be checked against the sync folder: the folder read again or
+/// written. A view remembers the count at which its sets needed neither
+/// its schema nor the folder (a view's schema, replaced, forgets it
+/// there); one atomic load tells whether that still holds.
+enum SetRules {
+    /// Starts at 1: a view's 0 means "not known".
+    static let generation = Atomic<Int>(1)
+
+    /// Records a change.
+    static func changed() { generation.add(1, ordering: .releasing) }
 }
