@@ -1,10 +1,20 @@
 import CPrefs
+import CProcessHooks
 import Glibc
 import PrefsCore
 
 // The "Preferences" section of Prefs.h: C strings in, core calls, handles out.
 
 private var store: PreferencesStore { PreferencesStore.shared }
+
+/// Runs `body` with the shared store borrowed rather than retained: once
+/// published, the shared store is never released (it lives as long as the
+/// process), so the calls made most often count no reference for it.
+@inline(__always)
+private func withStore<R>(_ body: (PreferencesStore) -> R) -> R {
+    guard let p = prefs_shared_store() else { return body(PreferencesStore.shared) }
+    return Unmanaged<PreferencesStore>.fromOpaque(p)._withUnsafeGuaranteedRef(body)
+}
 
 /// The application ID a C argument stands for: the constants resolved, the
 /// rest taken as written (the core validates it); not UTF-8 is refused.
@@ -165,7 +175,7 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
     let k: UnsafeRawBufferPointer
     do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { failed(error); return nil }
     var problem: PrefsError? = nil
-    let value = store.value(forKey: k, in: handle, problem: &problem)
+    let value = withStore { $0.value(forKey: k, in: handle, problem: &problem) }
     if let problem { failed(problem) } else { succeeded() }
     return value.map { UnsafeRawPointer(retained($0)) }
 }
@@ -244,14 +254,16 @@ public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPoin
     // not copied again (see PreferencesStore.set(keyBytes:_:in:)).
     let k: UnsafeRawBufferPointer
     do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { return failed(error) }
-    var v: PropertyList? = nil
+    let v: PropertyList?
     if let value {
         guard let p = plist(value) else {
             return refuse("the value for \"\(String(decoding: k, as: UTF8.self))\" is not a property list")
         }
         v = p
+    } else {
+        v = nil
     }
-    recording(()) { () throws(PrefsError) in try store.set(keyBytes: k, v, in: handle) }
+    withStore { store in recording(()) { () throws(PrefsError) in try store.set(keyBytes: k, v, in: handle) } }
 }
 
 private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID) {
