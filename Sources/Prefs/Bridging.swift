@@ -101,30 +101,41 @@ func validCount(_ n: Int, _ what: @autoclosure () -> String) -> Bool {
     return false
 }
 
-// MARK: The per-thread last error
+// MARK: The per-thread record
 
-private let lastErrorKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { p in
-        if let p { Unmanaged<ErrorObject>.fromOpaque(p).release() }
-    }
-    return key
-}()
+/// This thread's record (`prefs_thread_state`: its last error and the last
+/// application it named), made at its first use. One `pthread_getspecific`
+/// once made; the key is made when the library is loaded.
+@inline(__always)
+func thisThread() -> UnsafeMutablePointer<prefs_thread_state> {
+    if let t = prefs_thread_state() { return t }
+    return prefs_thread_state_make { Unmanaged<AnyObject>.fromOpaque($0!).release() }
+}
 
 /// Records that this thread's latest call succeeded.
 @inline(__always)
 func succeeded() {
-    if let old = pthread_getspecific(lastErrorKey) {
-        pthread_setspecific(lastErrorKey, nil)
+    if let t = prefs_thread_state() { succeeded(t) }
+}
+
+/// ``succeeded()`` with this thread's record at hand.
+@inline(__always)
+func succeeded(_ t: UnsafeMutablePointer<prefs_thread_state>) {
+    if let old = t.pointee.last_error {
+        t.pointee.last_error = nil
         Unmanaged<ErrorObject>.fromOpaque(old).release()
     }
 }
 
 /// Records `error` as this thread's latest failure.
 func failed(_ error: PrefsError) {
-    let new = Unmanaged.passRetained(ErrorObject(error)).toOpaque()
-    let old = pthread_getspecific(lastErrorKey)
-    pthread_setspecific(lastErrorKey, new)
+    failed(error, thisThread())
+}
+
+/// ``failed(_:)`` with this thread's record at hand.
+func failed(_ error: PrefsError, _ t: UnsafeMutablePointer<prefs_thread_state>) {
+    let old = t.pointee.last_error
+    t.pointee.last_error = Unmanaged.passRetained(ErrorObject(error)).toOpaque()
     if let old { Unmanaged<ErrorObject>.fromOpaque(old).release() }
 }
 
@@ -141,7 +152,7 @@ func refuse(_ what: String) {
 
 /// The error this thread recorded last, +1.
 func copyLastError() -> OpaquePointer? {
-    guard let p = pthread_getspecific(lastErrorKey) else { return nil }
+    guard let p = prefs_thread_state()?.pointee.last_error else { return nil }
     return OpaquePointer(Unmanaged<ErrorObject>.fromOpaque(p).retain().toOpaque())
 }
 
