@@ -30,6 +30,23 @@ func plist(_ p: UnsafeRawPointer?) -> PropertyList? {
 @inline(__always)
 func plist(_ p: OpaquePointer?) -> PropertyList? { plist(UnsafeRawPointer(p)) }
 
+/// Whether the object behind a non-NULL handle is a property list, told by
+/// its type (an object's first word) without counting a reference, so that
+/// a caller that owns the handle for the call can then borrow it
+/// (``borrowPlist(_:_:)``).
+@inline(__always)
+func isPlist(_ p: UnsafeRawPointer) -> Bool {
+    p.load(as: UnsafeRawPointer.self) == unsafeBitCast(PropertyList.self, to: UnsafeRawPointer.self)
+}
+
+/// Runs `body` with the property list behind `p` (checked by ``isPlist(_:)``)
+/// borrowed: no reference counted, since the caller's handle keeps it alive
+/// for the call.
+@inline(__always)
+func borrowPlist<R>(_ p: UnsafeRawPointer, _ body: (PropertyList) -> R) -> R {
+    Unmanaged<PropertyList>.fromOpaque(p)._withUnsafeGuaranteedRef(body)
+}
+
 /// The error behind a handle; `nil` for NULL or another kind of object.
 func errorObject(_ p: OpaquePointer?) -> ErrorObject? {
     guard let p else { return nil }

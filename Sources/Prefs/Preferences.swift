@@ -256,19 +256,22 @@ public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPoin
     // not copied again (see PreferencesStore.set(keyBytes:_:in:)).
     let k: UnsafeRawBufferPointer
     do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { return failed(error, t) }
-    let v: PropertyList?
-    if let value {
-        guard let p = plist(value) else {
-            return failed(PrefsError(.invalidArgument, "the value for \"\(String(decoding: k, as: UTF8.self))\" is not a property list"), t)
-        }
-        v = p
-    } else {
-        v = nil
+    guard let value else { return set(k, nil, app, t) }
+    guard isPlist(value) else {
+        return failed(PrefsError(.invalidArgument, "the value for \"\(String(decoding: k, as: UTF8.self))\" is not a property list"), t)
     }
+    // The caller's handle keeps the value alive for the call.
+    borrowPlist(value) { set(k, $0, app, t) }
+}
+
+/// PrefsSetAppValue once its arguments are checked: sets `value` (borrowed)
+/// through this thread's resolved application `app` and records the outcome.
+@inline(__always)
+private func set(_ k: UnsafeRawBufferPointer, _ value: PropertyList?, _ app: UnsafeMutableRawPointer, _ t: UnsafeMutablePointer<prefs_thread_state>) {
     ResolvedApplication.borrow(app) { handle in
         withStore { store in
             do throws(PrefsError) {
-                try store.set(keyBytes: k, v, in: handle)
+                try store.set(keyBytes: k, value, in: handle)
                 succeeded(t)
             } catch {
                 failed(error, t)
