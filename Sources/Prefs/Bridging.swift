@@ -84,13 +84,42 @@ func mallocCString(_ s: String) -> UnsafeMutablePointer<CChar>? {
 /// all pass here, so that invalid bytes are refused
 /// (`kPrefsErrorInvalidArgument`) and never replaced by U+FFFD, which
 /// would let two different byte strings name one key or one domain.
+@inline(__always)
 func utf8Bytes(_ p: UnsafePointer<CChar>, _ what: @autoclosure () -> String) throws(PrefsError) -> UnsafeRawBufferPointer {
     let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
     // Most arguments are ASCII: checked without building a string.
-    guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
+    if isASCII(bytes) { return UnsafeRawBufferPointer(bytes) }
+    return try nonASCIIBytes(bytes, what)
+}
+
+/// The rest of ``utf8Bytes(_:_:)``, for arguments that are not ASCII.
+@inline(never)
+private func nonASCIIBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws(PrefsError) -> UnsafeRawBufferPointer {
+    guard String(validating: bytes, as: UTF8.self) != nil else {
         throw PrefsError(.invalidArgument, "\(what()) is not valid UTF-8")
     }
     return UnsafeRawBufferPointer(bytes)
+}
+
+/// Whether every byte of `bytes` is below 0x80, looked at eight at a time.
+@inline(__always)
+func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    let p = UnsafeRawPointer(base)
+    let n = bytes.count
+    var any: UInt64 = 0
+    if n >= 8 {
+        var i = 0
+        while i + 8 <= n {
+            any |= p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        // The last eight bytes, which may overlap those already seen.
+        any |= p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+    } else {
+        for i in 0..<n { any |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) }
+    }
+    return any & 0x8080_8080_8080_8080 == 0
 }
 
 /// A C string argument as a string, checked as ``utf8Bytes(_:_:)`` checks it.
