@@ -11,6 +11,7 @@ static prefs_fork_hook hook_prepare, hook_parent, hook_child;
 void *prefs_shared_store_pointer;
 unsigned char prefs_warm_flags[PREFS_ENTRY_POINTS];
 pthread_key_t prefs_thread_key;
+__thread struct prefs_thread_state *prefs_thread_current;
 static prefs_thread_release thread_release;
 
 void prefs_init_lock(void)
@@ -54,11 +55,14 @@ static void child(void)
     init_lock = fresh;
 }
 
-/* A thread's record when it exits. The release function was set before the
- * record held any object (on this same thread). */
+/* A thread's record when it exits. The variable is cleared first, so that a
+ * call from a destructor that runs later makes a new record (given back in
+ * the next round of destructors) instead of using this one. The release
+ * function was set before the record held any object (on this thread). */
 static void thread_exit(void *record)
 {
     struct prefs_thread_state *s = record;
+    prefs_thread_current = NULL;
     prefs_thread_release release = __atomic_load_n(&thread_release, __ATOMIC_ACQUIRE);
     if (s->last_error)
         release(s->last_error);
@@ -78,6 +82,7 @@ struct prefs_thread_state *prefs_thread_state_make(prefs_thread_release release)
     s = calloc(1, sizeof *s);
     if (s == NULL || pthread_setspecific(prefs_thread_key, s) != 0)
         abort();
+    prefs_thread_current = s;
     return s;
 }
 

@@ -150,8 +150,8 @@ func validCount(_ n: Int, _ what: @autoclosure () -> String) -> Bool {
 // MARK: The per-thread record
 
 /// This thread's record (`prefs_thread_state`: its last error and the last
-/// application it named), made at its first use. One `pthread_getspecific`
-/// once made; the key is made when the library is loaded.
+/// application it named), made at its first use; once made, one load of a
+/// thread-local variable. Given back when the thread exits.
 @inline(__always)
 func thisThread() -> UnsafeMutablePointer<prefs_thread_state> {
     if let t = prefs_thread_state() { return t }

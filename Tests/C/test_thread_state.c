@@ -8,7 +8,8 @@
  * only their own values and their own last error; a success clears the
  * error; an ID is matched by its bytes, not by where they are; a thread
  * that exits holding both gives them back (the heap does not grow with the
- * number of such threads; under AddressSanitizer, LeakSanitizer checks it).
+ * number of such threads; under AddressSanitizer, LeakSanitizer checks it),
+ * and a call made by another destructor after that gets a record again.
  */
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE
@@ -197,6 +198,48 @@ static void test_exiting_threads_give_back(void)
     CHECK(read_k("com.example.threadstate.exit") == 7);
 }
 
+/* A program's own thread-specific destructor that calls the library while
+ * the thread exits, after the library's own destructor has given the
+ * thread's record back (its key was made first, when the library was
+ * loaded, so its destructor runs first): the calls get a new record. */
+static pthread_key_t late_key;
+static int late_calls, late_saw_error;
+
+static void late_destructor(void *value)
+{
+    PrefsErrorRef e;
+    (void)value;
+    PrefsSetAppValue("\xff", NULL, "com.example.threadstate.late");
+    e = PrefsCopyLastError();
+    __atomic_add_fetch(&late_calls, 1, __ATOMIC_RELAXED);
+    if (e != NULL && PrefsErrorGetCode(e) == kPrefsErrorInvalidArgument)
+        __atomic_add_fetch(&late_saw_error, 1, __ATOMIC_RELAXED);
+    PrefsRelease(e);
+}
+
+static void *set_and_exit_late(void *unused)
+{
+    (void)unused;
+    set_fail_and_exit(NULL);
+    pthread_setspecific(late_key, &late_key);
+    return NULL;
+}
+
+static void test_calls_while_the_thread_exits(void)
+{
+    int i;
+    if (!CHECK(pthread_key_create(&late_key, late_destructor) == 0))
+        return;
+    for (i = 0; i < 100; i++) {
+        pthread_t t;
+        if (!CHECK(pthread_create(&t, NULL, set_and_exit_late, NULL) == 0))
+            return;
+        pthread_join(t, NULL);
+    }
+    CHECK(late_calls == 100);
+    CHECKF(late_saw_error == 100, "%d of 100 late calls saw their own error", late_saw_error);
+}
+
 int main(void)
 {
     if (sandbox_init("thread-state") != 0)
@@ -204,6 +247,7 @@ int main(void)
     test_threads_keep_their_own();
     test_reused_buffer();
     test_exiting_threads_give_back();
+    test_calls_while_the_thread_exits();
     sandbox_remove();
     return CHECK_FINISH();
 }

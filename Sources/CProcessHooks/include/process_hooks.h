@@ -7,8 +7,9 @@
  *    handlers;
  *  - the pointer to the process's shared store, readable without a lock;
  *  - each thread's record of the C face (its last error and the last
- *    application it named), in a thread-specific key made when the
- *    library is loaded, so that reaching it costs no one-time check.
+ *    application it named): a thread-local variable, so that reaching it
+ *    costs no one-time check, and the value of a thread-specific key made
+ *    when the library is loaded, whose destructor gives it back.
  *
  * Swift's own lazy globals (swift_once) cannot be waited for by a fork
  * handler: a child forked while one is being initialised waits for it
@@ -84,10 +85,15 @@ typedef void (*prefs_thread_release)(void *object);
  *  releases a thread's objects and frees its record when the thread exits). */
 extern pthread_key_t prefs_thread_key;
 
-/** This thread's record, or NULL before its first: one pthread_getspecific. */
+/** This thread's record (also its value for prefs_thread_key, whose
+ *  destructor clears it), in a thread-local variable of the default
+ *  (global-dynamic) model, which any process may dlopen. */
+extern __thread struct prefs_thread_state *prefs_thread_current;
+
+/** This thread's record, or NULL before its first. */
 static inline struct prefs_thread_state *prefs_thread_state(void)
 {
-    return (struct prefs_thread_state *)pthread_getspecific(prefs_thread_key);
+    return prefs_thread_current;
 }
 
 /** This thread's record, made (empty) if it has none; `release` is what its
