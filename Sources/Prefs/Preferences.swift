@@ -177,7 +177,8 @@ public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: Unsa
     let value = ResolvedApplication.borrow(app) { handle in
         withStore { $0.value(forKey: k, in: handle, problem: &problem) }
     }
-    if let problem { failed(problem, t) } else { succeeded(t) }
+    // Taken out, so that a read without a problem destroys nothing.
+    if let problem = problem.take() { failed(problem, t) } else { succeeded(t) }
     return value.map { UnsafeRawPointer(retained($0)) }
 }
 
