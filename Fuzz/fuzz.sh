@@ -32,7 +32,7 @@ SWIFTC=${SWIFTC:-swiftc}
 # The toolchain's clang (beside swiftc) has the same sanitizer runtimes.
 TOOLCHAIN_CLANG="$(dirname "$(command -v "$SWIFTC" || echo .)")/clang"
 if [ -x "$TOOLCHAIN_CLANG" ]; then CLANG=${CLANG:-$TOOLCHAIN_CLANG}; else CLANG=${CLANG:-clang}; fi
-TARGETS=(xml_reader binary_reader old_style_reader create_with_data round_trip coercions argument_domain value_grammar settings_schema domain_index sync_file)
+TARGETS=(xml_reader binary_reader old_style_reader create_with_data c_strings round_trip coercions argument_domain value_grammar settings_schema domain_index sync_file)
 CORPUS=Fuzz/corpus
 SEEDS=Fuzz/seeds
 
@@ -118,8 +118,11 @@ build() {
 replay() {
     local t failed=0 passes=0 failures=0
     for t in "${TARGETS[@]}"; do
+        # A new target has seeds before fuzzing has given it a corpus.
+        local inputs=("$SEEDS/$t")
+        [ -d "$CORPUS/$t" ] && inputs+=("$CORPUS/$t")
         if ASAN_OPTIONS=detect_leaks=1:handle_sigill=1:hard_rss_limit_mb=500:quarantine_size_mb=16 \
-            ".build/fuzz/replay/$t" "$SEEDS/$t" "$CORPUS/$t" >".build/fuzz/replay/$t.log" 2>&1; then
+            ".build/fuzz/replay/$t" "${inputs[@]}" >".build/fuzz/replay/$t.log" 2>&1; then
             echo "PASS  fuzz-replay/$t  ($(tail -n 1 ".build/fuzz/replay/$t.log"))"
             passes=$((passes + 1))
         else

@@ -30,6 +30,23 @@ func plist(_ p: UnsafeRawPointer?) -> PropertyList? {
 @inline(__always)
 func plist(_ p: OpaquePointer?) -> PropertyList? { plist(UnsafeRawPointer(p)) }
 
+/// Whether the object behind a non-NULL handle is a property list, told by
+/// its type (an object's first word) without counting a reference, so that
+/// a caller that owns the handle for the call can then borrow it
+/// (``borrowPlist(_:_:)``).
+@inline(__always)
+func isPlist(_ p: UnsafeRawPointer) -> Bool {
+    p.load(as: UnsafeRawPointer.self) == unsafeBitCast(PropertyList.self, to: UnsafeRawPointer.self)
+}
+
+/// Runs `body` with the property list behind `p` (checked by ``isPlist(_:)``)
+/// borrowed: no reference counted, since the caller's handle keeps it alive
+/// for the call.
+@inline(__always)
+func borrowPlist<R>(_ p: UnsafeRawPointer, _ body: (PropertyList) -> R) -> R {
+    Unmanaged<PropertyList>.fromOpaque(p)._withUnsafeGuaranteedRef(body)
+}
+
 /// The error behind a handle; `nil` for NULL or another kind of object.
 func errorObject(_ p: OpaquePointer?) -> ErrorObject? {
     guard let p else { return nil }
@@ -67,13 +84,42 @@ func mallocCString(_ s: String) -> UnsafeMutablePointer<CChar>? {
 /// all pass here, so that invalid bytes are refused
 /// (`kPrefsErrorInvalidArgument`) and never replaced by U+FFFD, which
 /// would let two different byte strings name one key or one domain.
+@inline(__always)
 func utf8Bytes(_ p: UnsafePointer<CChar>, _ what: @autoclosure () -> String) throws(PrefsError) -> UnsafeRawBufferPointer {
     let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
     // Most arguments are ASCII: checked without building a string.
-    guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
+    if isASCII(bytes) { return UnsafeRawBufferPointer(bytes) }
+    return try nonASCIIBytes(bytes, what)
+}
+
+/// The rest of ``utf8Bytes(_:_:)``, for arguments that are not ASCII.
+@inline(never)
+private func nonASCIIBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ what: () -> String) throws(PrefsError) -> UnsafeRawBufferPointer {
+    guard String(validating: bytes, as: UTF8.self) != nil else {
         throw PrefsError(.invalidArgument, "\(what()) is not valid UTF-8")
     }
     return UnsafeRawBufferPointer(bytes)
+}
+
+/// Whether every byte of `bytes` is below 0x80, looked at eight at a time.
+@inline(__always)
+func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    let p = UnsafeRawPointer(base)
+    let n = bytes.count
+    var any: UInt64 = 0
+    if n >= 8 {
+        var i = 0
+        while i + 8 <= n {
+            any |= p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        // The last eight bytes, which may overlap those already seen.
+        any |= p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+    } else {
+        for i in 0..<n { any |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) }
+    }
+    return any & 0x8080_8080_8080_8080 == 0
 }
 
 /// A C string argument as a string, checked as ``utf8Bytes(_:_:)`` checks it.
@@ -101,30 +147,41 @@ func validCount(_ n: Int, _ what: @autoclosure () -> String) -> Bool {
     return false
 }
 
-// MARK: The per-thread last error
+// MARK: The per-thread record
 
-private let lastErrorKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { p in
-        if let p { Unmanaged<ErrorObject>.fromOpaque(p).release() }
-    }
-    return key
-}()
+/// This thread's record (`prefs_thread_state`: its last error and the last
+/// application it named), made at its first use; once made, one load of a
+/// thread-local variable. Given back when the thread exits.
+@inline(__always)
+func thisThread() -> UnsafeMutablePointer<prefs_thread_state> {
+    if let t = prefs_thread_state() { return t }
+    return prefs_thread_state_make { Unmanaged<AnyObject>.fromOpaque($0!).release() }
+}
 
 /// Records that this thread's latest call succeeded.
 @inline(__always)
 func succeeded() {
-    if let old = pthread_getspecific(lastErrorKey) {
-        pthread_setspecific(lastErrorKey, nil)
+    if let t = prefs_thread_state() { succeeded(t) }
+}
+
+/// ``succeeded()`` with this thread's record at hand.
+@inline(__always)
+func succeeded(_ t: UnsafeMutablePointer<prefs_thread_state>) {
+    if let old = t.pointee.last_error {
+        t.pointee.last_error = nil
         Unmanaged<ErrorObject>.fromOpaque(old).release()
     }
 }
 
 /// Records `error` as this thread's latest failure.
 func failed(_ error: PrefsError) {
-    let new = Unmanaged.passRetained(ErrorObject(error)).toOpaque()
-    let old = pthread_getspecific(lastErrorKey)
-    pthread_setspecific(lastErrorKey, new)
+    failed(error, thisThread())
+}
+
+/// ``failed(_:)`` with this thread's record at hand.
+func failed(_ error: PrefsError, _ t: UnsafeMutablePointer<prefs_thread_state>) {
+    let old = t.pointee.last_error
+    t.pointee.last_error = Unmanaged.passRetained(ErrorObject(error)).toOpaque()
     if let old { Unmanaged<ErrorObject>.fromOpaque(old).release() }
 }
 
@@ -141,7 +198,7 @@ func refuse(_ what: String) {
 
 /// The error this thread recorded last, +1.
 func copyLastError() -> OpaquePointer? {
-    guard let p = pthread_getspecific(lastErrorKey) else { return nil }
+    guard let p = prefs_thread_state()?.pointee.last_error else { return nil }
     return OpaquePointer(Unmanaged<ErrorObject>.fromOpaque(p).retain().toOpaque())
 }
 

@@ -1,10 +1,20 @@
 import CPrefs
+import CProcessHooks
 import Glibc
 import PrefsCore
 
 // The "Preferences" section of Prefs.h: C strings in, core calls, handles out.
 
 private var store: PreferencesStore { PreferencesStore.shared }
+
+/// Runs `body` with the shared store borrowed rather than retained: once
+/// published, the shared store is never released (it lives as long as the
+/// process), so the calls made most often count no reference for it.
+@inline(__always)
+private func withStore<R>(_ body: (PreferencesStore) -> R) -> R {
+    guard let p = prefs_shared_store() else { return body(PreferencesStore.shared) }
+    return Unmanaged<PreferencesStore>.fromOpaque(p)._withUnsafeGuaranteedRef(body)
+}
 
 /// The application ID a C argument stands for: the constants resolved, the
 /// rest taken as written (the core validates it); not UTF-8 is refused.
@@ -14,19 +24,31 @@ func applicationName(_ id: UnsafePointer<CChar>) throws(PrefsError) -> String {
     return try utf8String(id, "the application ID")
 }
 
-/// A read handle for the application a C argument names; records the
-/// refusal and returns nil for IDs the core refuses. The last answer is
-/// cached per thread, so a program reading one application's keys resolves
-/// its ID once.
-private func applicationHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
-    if let last = LastApplication.cachedHandle(id) { return last }
-    let cache = LastApplication.forThisThread()
+/// The application a C argument names, resolved once per thread for as
+/// long as the thread keeps naming it: this thread's record's
+/// ``ResolvedApplication`` (unmanaged, held by the record), or nil with the
+/// refusal recorded for IDs the core refuses. The record's entry is
+/// replaced only by this function, on this thread, so a call may borrow it
+/// (``ResolvedApplication/borrow(_:)``) until it returns: the core calls no
+/// function of the C face on the thread that called it.
+@inline(__always)
+private func resolvedApplication(_ id: UnsafePointer<CChar>, _ t: UnsafeMutablePointer<prefs_thread_state>) -> UnsafeMutableRawPointer? {
+    if let last = t.pointee.application, strcmp(id, t.pointee.application_id) == 0 { return last }
+    return resolveApplication(id, t)
+}
+
+@inline(never)
+private func resolveApplication(_ id: UnsafePointer<CChar>, _ t: UnsafeMutablePointer<prefs_thread_state>) -> UnsafeMutableRawPointer? {
     do throws(PrefsError) {
         let handle = try store.handle(application: applicationName(id))
-        cache.remember(id, handle)
-        return handle
+        let resolved = Unmanaged.passRetained(ResolvedApplication(id, handle))
+        let old = t.pointee.application
+        t.pointee.application = resolved.toOpaque()
+        t.pointee.application_id = UnsafePointer(resolved._withUnsafeGuaranteedRef { $0.id })
+        if let old { Unmanaged<ResolvedApplication>.fromOpaque(old).release() }
+        return resolved.toOpaque()
     } catch {
-        failed(error)
+        failed(error, t)
         return nil
     }
 }
@@ -35,8 +57,9 @@ private func applicationHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.A
 /// search list (writes and one-domain calls need only the name); records
 /// the refusal and returns nil for IDs the core refuses.
 private func application(_ id: UnsafePointer<CChar>) -> String? {
-    let cache = LastApplication.forThisThread()
-    if let last = cache.handle, strcmp(id, cache.bytes) == 0 { return last.application }
+    if let t = prefs_thread_state(), let last = t.pointee.application, strcmp(id, t.pointee.application_id) == 0 {
+        return Unmanaged<ResolvedApplication>.fromOpaque(last).takeUnretainedValue().handle.application
+    }
     do throws(PrefsError) {
         return try PreferencesStore.canonicalApplication(applicationName(id))
     } catch {
@@ -45,41 +68,26 @@ private func application(_ id: UnsafePointer<CChar>) -> String? {
     }
 }
 
-/// One thread's most recently resolved application ID.
-private final class LastApplication {
-    var bytes: [CChar] = [0]
-    var handle: PreferencesStore.ApplicationHandle? = nil
+/// An application ID as a caller wrote it and the store's handle for it,
+/// as a thread's record keeps them. Never changed once made.
+private final class ResolvedApplication {
+    /// The ID's bytes and NUL, `malloc`ed.
+    let id: UnsafeMutablePointer<CChar>
+    let handle: PreferencesStore.ApplicationHandle
 
-    func remember(_ id: UnsafePointer<CChar>, _ handle: PreferencesStore.ApplicationHandle) {
-        bytes = Array(UnsafeBufferPointer(start: id, count: strlen(id) + 1))
+    init(_ id: UnsafePointer<CChar>, _ handle: PreferencesStore.ApplicationHandle) {
+        guard let copy = strdup(id) else { fatalError("out of memory") }
+        self.id = copy
         self.handle = handle
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { p in
-            if let p { Unmanaged<LastApplication>.fromOpaque(p).release() }
-        }
-        return key
-    }()
+    deinit { free(id) }
 
-    /// This thread's last handle when it was for `id`: the thread's
-    /// record is only borrowed (no reference counted), as every set and
-    /// read asks.
+    /// Runs `body` with the handle of the entry at `p`, borrowed: no
+    /// reference counted, since the record holds the entry.
     @inline(__always)
-    static func cachedHandle(_ id: UnsafePointer<CChar>) -> PreferencesStore.ApplicationHandle? {
-        guard let p = pthread_getspecific(key) else { return nil }
-        return Unmanaged<LastApplication>.fromOpaque(p)._withUnsafeGuaranteedRef { c in
-            guard let last = c.handle else { return nil }
-            return c.bytes.withUnsafeBufferPointer { strcmp(id, $0.baseAddress!) == 0 } ? last : nil
-        }
-    }
-
-    static func forThisThread() -> LastApplication {
-        if let p = pthread_getspecific(key) { return Unmanaged<LastApplication>.fromOpaque(p).takeUnretainedValue() }
-        let c = LastApplication()
-        pthread_setspecific(key, Unmanaged.passRetained(c).toOpaque())
-        return c
+    static func borrow<R>(_ p: UnsafeMutableRawPointer, _ body: (PreferencesStore.ApplicationHandle) -> R) -> R {
+        Unmanaged<ResolvedApplication>.fromOpaque(p)._withUnsafeGuaranteedRef { body($0.handle) }
     }
 }
 
@@ -161,12 +169,16 @@ private func synchronized(_ body: () throws(PrefsError) -> PrefsError?, problems
 public func PrefsCopyAppValue(_ key: UnsafePointer<CChar>, _ applicationID: UnsafePointer<CChar>) -> UnsafeRawPointer? {
     let gate = FirstUseGate(.PrefsCopyAppValue)
     defer { gate.leave() }
-    guard let handle = applicationHandle(applicationID) else { return nil }
+    let t = thisThread()
+    guard let app = resolvedApplication(applicationID, t) else { return nil }
     let k: UnsafeRawBufferPointer
-    do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { failed(error); return nil }
+    do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { failed(error, t); return nil }
     var problem: PrefsError? = nil
-    let value = store.value(forKey: k, in: handle, problem: &problem)
-    if let problem { failed(problem) } else { succeeded() }
+    let value = ResolvedApplication.borrow(app) { handle in
+        withStore { $0.value(forKey: k, in: handle, problem: &problem) }
+    }
+    // Taken out, so that a read without a problem destroys nothing.
+    if let problem = problem.take() { failed(problem, t) } else { succeeded(t) }
     return value.map { UnsafeRawPointer(retained($0)) }
 }
 
@@ -239,19 +251,34 @@ public func PrefsCopyAppValueSources(_ key: UnsafePointer<CChar>, _ applicationI
 public func PrefsSetAppValue(_ key: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ applicationID: UnsafePointer<CChar>) {
     let gate = FirstUseGate(.PrefsSetAppValue)
     defer { gate.leave() }
-    guard let handle = applicationHandle(applicationID) else { return }
+    let t = thisThread()
+    guard let app = resolvedApplication(applicationID, t) else { return }
     // The key's bytes are used where they are: a key set a moment ago is
     // not copied again (see PreferencesStore.set(keyBytes:_:in:)).
     let k: UnsafeRawBufferPointer
-    do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { return failed(error) }
-    var v: PropertyList? = nil
-    if let value {
-        guard let p = plist(value) else {
-            return refuse("the value for \"\(String(decoding: k, as: UTF8.self))\" is not a property list")
-        }
-        v = p
+    do throws(PrefsError) { k = try utf8Bytes(key, "the key") } catch { return failed(error, t) }
+    guard let value else { return set(k, nil, app, t) }
+    guard isPlist(value) else {
+        return failed(PrefsError(.invalidArgument, "the value for \"\(String(decoding: k, as: UTF8.self))\" is not a property list"), t)
     }
-    recording(()) { () throws(PrefsError) in try store.set(keyBytes: k, v, in: handle) }
+    // The caller's handle keeps the value alive for the call.
+    borrowPlist(value) { set(k, $0, app, t) }
+}
+
+/// PrefsSetAppValue once its arguments are checked: sets `value` (borrowed)
+/// through this thread's resolved application `app` and records the outcome.
+@inline(__always)
+private func set(_ k: UnsafeRawBufferPointer, _ value: PropertyList?, _ app: UnsafeMutableRawPointer, _ t: UnsafeMutablePointer<prefs_thread_state>) {
+    ResolvedApplication.borrow(app) { handle in
+        withStore { store in
+            do throws(PrefsError) {
+                try store.set(keyBytes: k, value, in: handle)
+                succeeded(t)
+            } catch {
+                failed(error, t)
+            }
+        }
+    }
 }
 
 private func setValues(_ changes: [(String, UnsafeRawPointer?)], _ id: DomainID) {
