@@ -307,7 +307,11 @@ private final class SyncSandbox {
             if i == 1 { size1 = fileSize(box.folder + "/" + SyncFile.fileName(of: machine(1))) }
         }
         let size200 = fileSize(box.folder + "/" + SyncFile.fileName(of: machine(1)))
-        #expect(size200 <= size1 + 4)
+        // The binary file stores equal values once: which of its integers
+        // (the value, the clock's counter, the format) coincide depends on
+        // timing, and moves the size by a few bytes. A history of 200
+        // writes would add several bytes each.
+        #expect(size200 <= size1 + 32)
     }
 
     @Test func limitsAreRefusedAndChangeNothing() throws {
