@@ -52,6 +52,22 @@ struct FileReadTests {
         }
     }
 
+    /// A domain's refresh reads its open file again when a first read
+    /// failed: the second read starts where the file does, not where the
+    /// first one stopped.
+    @Test("an open file read again is read from its start")
+    func anOpenFileReadAgain() throws {
+        let dir = try directory()
+        let bytes = Self.pattern(10_000)
+        try write(bytes, to: dir + "/f")
+        let file = try opened(dir + "/f", claiming: 10_000)
+        defer { SystemCall.close(file.descriptor) }
+        var half = [UInt8](repeating: 0, count: 4_000)
+        #expect(try half.withUnsafeMutableBytes { try SystemCall.read(file.descriptor, into: $0) } == 4_000)
+        #expect(try file.readAll() == bytes)
+        #expect(try file.readAll() == bytes)
+    }
+
     @Test("a stream is read to its end, in as many reads as it takes")
     func aStream() throws {
         let (readEnd, writeEnd) = try SystemCall.pipe()

@@ -50,9 +50,12 @@ package enum FileSystem {
         let stamp: Stamp
         let name: String
 
-        /// Every byte of the file (refused over ``maximumFileSize``).
+        /// Every byte of the file (refused over ``maximumFileSize``), from
+        /// its start whatever an earlier read of it consumed: a read that
+        /// failed half-way and is tried again reads the file whole.
         func readAll() throws(PrefsError) -> [UInt8] {
-            try readToEnd(descriptor, expecting: Int(stamp.size), name: name, tooLarge: "; it is left as it is")
+            do throws(Errno) { try SystemCall.lseek(descriptor, 0, SEEK_SET) } catch { throw error.io("cannot read", name) }
+            return try readToEnd(descriptor, expecting: Int(stamp.size), name: name, tooLarge: "; it is left as it is")
         }
 
         /// Whether the file still has the identity it was opened with: a

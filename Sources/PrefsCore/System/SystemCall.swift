@@ -74,6 +74,13 @@ package enum SystemCall {
         try retrying("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
+    /// Moves the file position of `fd`; returns the new one. The
+    /// corresponding C function is `lseek`.
+    @discardableResult
+    package static func lseek(_ fd: Int32, _ offset: Int, _ whence: Int32) throws(Errno) -> Int {
+        Int(try retrying("lseek") { Glibc.lseek(fd, off_t(offset), whence) })
+    }
+
     /// Reads into `buffer` from `offset`, without moving the file position.
     /// The corresponding C function is `pread`.
     package static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
