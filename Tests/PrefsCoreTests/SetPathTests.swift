@@ -25,6 +25,21 @@ private let own = DomainID(application: app, user: .current, host: .any)
             arguments: ["test-program"])
     }
 
+    /// Points `box` at a sync folder of its own; returns the folder.
+    private func syncFolder(_ box: StoreSandbox) throws -> String {
+        let folder = box.root + "/sync"
+        try SyncSettings.setFolder(folder, box.config)
+        return folder
+    }
+
+    /// Runs `body` with another machine sharing `folder`.
+    private func otherMachine<T>(sharing folder: String, _ body: (StoreSandbox) throws -> T) throws -> T {
+        let other = StoreSandbox()
+        defer { other.remove() }
+        try SyncSettings.setFolder(folder, other.config)
+        return try body(other)
+    }
+
     @Test func aSchemaInstalledAfterSetsBindsTheNextSet() throws {
         try inSandbox { box in
             let dir = box.root + "/data"
@@ -201,8 +216,7 @@ private let own = DomainID(application: app, user: .current, host: .any)
 
     @Test func aKeyDeclaredSyncedAfterSetsGoesToTheSyncFolder() throws {
         try inSandbox { box in
-            let folder = box.root + "/sync"
-            try SyncSettings.setFolder(folder, box.config)
+            let folder = try syncFolder(box)
             let s = box.store()
             let handle = try s.handle(application: app)
             for i in 0..<3 { try s.set("Color", .string("local \(i)"), in: handle) }
@@ -215,38 +229,34 @@ private let own = DomainID(application: app, user: .current, host: .any)
             #expect(file?["Color"] == .string("local 2"))
             #expect(file?["Plain"] == .string("here"))
             // Another machine sharing the folder reads the synced value.
-            let other = StoreSandbox()
-            defer { other.remove() }
-            try SyncSettings.setFolder(folder, other.config)
-            #expect(try other.store().value(forKey: "Color", application: app) == .string("red"))
+            try otherMachine(sharing: folder) { (other) throws in
+                #expect(try other.store().value(forKey: "Color", application: app) == .string("red"))
+            }
         }
     }
 
     @Test func aKeyAnotherMachineDeclaresSyncedAfterSetsGoesToTheSyncFolder() throws {
         try inSandbox { box in
-            let folder = box.root + "/sync"
-            try SyncSettings.setFolder(folder, box.config)
+            let folder = try syncFolder(box)
             let s = box.store()
             let handle = try s.handle(application: app)
             for i in 0..<3 { try s.set("Color", .string("local \(i)"), in: handle) }
             // Another machine sharing the folder declares the key; this
             // store reads the folder again at its next synchronize.
-            let other = StoreSandbox()
-            defer { other.remove() }
-            try SyncSettings.setFolder(folder, other.config)
-            try other.store().setSynced(true, forKey: "Color", application: app)
-            try s.synchronize(application: app)
-            try s.set("Color", .string("red"), in: handle)
-            try s.synchronize(application: app)
-            #expect(readPlist(box.expectedPath(app))?["Color"] == .string("local 2"))
-            #expect(try other.store().value(forKey: "Color", application: app) == .string("red"))
+            try otherMachine(sharing: folder) { (other) throws in
+                try other.store().setSynced(true, forKey: "Color", application: app)
+                try s.synchronize(application: app)
+                try s.set("Color", .string("red"), in: handle)
+                try s.synchronize(application: app)
+                #expect(readPlist(box.expectedPath(app))?["Color"] == .string("local 2"))
+                #expect(try other.store().value(forKey: "Color", application: app) == .string("red"))
+            }
         }
     }
 
     @Test func aTypedKeyDeclaredSyncedAfterSetsGoesToTheSyncFolder() throws {
         try inSandbox { box in
-            let folder = box.root + "/sync"
-            try SyncSettings.setFolder(folder, box.config)
+            let folder = try syncFolder(box)
             let s = box.store()
             let handle = try s.handle(application: app)
             // A name no other test declares: declarations last for the process.
@@ -256,17 +266,15 @@ private let own = DomainID(application: app, user: .current, host: .any)
             try s.set(name, .string("red"), in: handle)
             try s.synchronize(application: app)
             #expect(readPlist(box.expectedPath(app))?[PropertyList.Key(name)] == .string("local 2"))
-            let other = StoreSandbox()
-            defer { other.remove() }
-            try SyncSettings.setFolder(folder, other.config)
-            #expect(try other.store().value(forKey: name, application: app) == .string("red"))
+            try otherMachine(sharing: folder) { (other) throws in
+                #expect(try other.store().value(forKey: name, application: app) == .string("red"))
+            }
         }
     }
 
     @Test func aSchemaDeclaringAKeySyncedAfterSetsSendsTheNextSetToTheFolder() throws {
         try inSandbox { box in
-            let folder = box.root + "/sync"
-            try SyncSettings.setFolder(folder, box.config)
+            let folder = try syncFolder(box)
             let dir = box.root + "/data"
             mkdirs(dir)
             let s = store(box, schemas: dir)
@@ -278,10 +286,9 @@ private let own = DomainID(application: app, user: .current, host: .any)
             try s.set("Font", .string("Serif"), in: handle)
             try s.synchronize(application: app)
             #expect(readPlist(box.expectedPath(app))?["Font"] == .string("local 2"))
-            let other = StoreSandbox()
-            defer { other.remove() }
-            try SyncSettings.setFolder(folder, other.config)
-            #expect(other.store().syncSnapshot().state.record(of: "Font", in: app)?.value == .string("Serif"))
+            try otherMachine(sharing: folder) { (other) throws in
+                #expect(other.store().syncSnapshot().state.record(of: "Font", in: app)?.value == .string("Serif"))
+            }
         }
     }
 
