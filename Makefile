@@ -108,7 +108,7 @@ MAN_PAGES   := $(wildcard doc/*.[1-8])
         install install-lib install-dev install-bin install-man install-strip uninstall \
         example check conformance-notice lint format version-check abi-check abi-update \
         api-check api-update build-api \
-        test-swift test-compile-fail test-c test-cli test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb test-tsan deb clean print-build-dir
+        test-swift test-compile-fail test-c test-cli test-python test-sync test-ansible test-ui test-schema-swift test-fork-swift test-install test-deb test-tsan deb clean print-build-dir
 
 all: build
 
@@ -319,7 +319,7 @@ docs: build-lib
 # (Tests/check.sh). `stage` installs build/stage once; the steps that use
 # it (STAGE_INSTALL) do not install it again. Later sections add steps.
 CHECK_STEPS := stage lint version-check abi-check api-check docs test-swift test-compile-fail test-c test-cli \
-               test-python test-sync test-ansible test-ui test-schema-swift test-install test-deb \
+               test-python test-sync test-ansible test-ui test-schema-swift test-fork-swift test-install test-deb \
                test-tsan test-docs
 
 check: deps conformance-notice
@@ -437,6 +437,10 @@ test-ansible:
 test-schema-swift: build
 	$(STAGE_INSTALL)
 	bash Tests/cli/schema-swift.sh $(STAGE) $(BUILD_DIR)
+
+# A Swift program that forks while another thread declares typed keys.
+test-fork-swift: build
+	bash Tests/fork/run.sh $(BUILD_DIR)
 
 # prefs ui in a real terminal: tmux, driven by send-keys, read by capture-pane.
 test-ui: deps

@@ -10,7 +10,8 @@ import Synchronization
 /// application in the process, C callers included, sees it from then on
 /// without a call to register it. Another application's readers do not:
 /// a key's default belongs to the preferences it is read through. Its lock
-/// is a leaf: taken under a store's lock, never held while taking another.
+/// is a leaf: taken under a store's lock, never held while taking another,
+/// and held across `fork` (see ``LiveStores``).
 ///
 /// Stores are not told of a new default: each compares ``generation`` with
 /// the one it last saw at its next read (one load, like the change
@@ -19,31 +20,39 @@ import Synchronization
 /// taken to a store that another thread just let go of makes this thread
 /// run its deinit, which waits for that very lock.
 enum DeclaredDefaults {
-    private static let values = Mutex([String: PropertyListDictionary]())
+    private static let lock = ForkSafeMutex()
+    nonisolated(unsafe) private static var values = [String: PropertyListDictionary]()
     /// Moves each time a default is declared or changed.
     static let generation = Atomic<Int>(0)
 
     /// The default `app` declared for `key`, if any.
     static func value(_ key: PropertyList.Key, application app: String) -> PropertyList? {
-        values.withLock { $0[app]?[key] }
+        lock.withLock { values[app]?[key] }
     }
 
     /// Every default declared for `app`.
     static func all(application app: String) -> PropertyListDictionary {
-        values.withLock { $0[app] ?? [:] }
+        lock.withLock { values[app] ?? [:] }
     }
 
     /// Declares `value` as the default of `key` for `app`; every store sees
     /// it from its next read on, and tells its observers what it changed.
     static func declare(_ key: String, _ value: PropertyList, application app: String) {
         let k = PropertyList.Key(key)
-        let changed = values.withLock { d -> Bool in
-            if d[app]?[k] == value { return false }
-            d[app, default: [:]][k] = value
+        let changed = lock.withLock { () -> Bool in
+            if values[app]?[k] == value { return false }
+            values[app, default: [:]][k] = value
             return true
         }
         if changed { generation.add(1, ordering: .releasing) }
     }
+
+    /// Before `fork`: takes the lock, so that the child never finds it held
+    /// by a thread it does not have.
+    static func lockForFork() { lock.lock() }
+
+    /// After `fork`, in the parent or the child: releases it.
+    static func unlockAfterFork() { lock.unlock() }
 }
 
 extension PreferencesStore {

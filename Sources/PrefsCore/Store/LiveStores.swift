@@ -80,9 +80,14 @@ enum LiveStores {
         lock.lock()
         for s in stores { s._withUnsafeGuaranteedRef { $0.lockForFork() } }
         BackgroundWriter.lockForFork()
+        // Leaves, last: their holders wait for no other lock.
+        DeclaredDefaults.lockForFork()
+        DeclaredSyncedKeys.lockForFork()
     }
 
     private static func resumeAfterFork(inChild: Bool) {
+        DeclaredSyncedKeys.unlockAfterFork()
+        DeclaredDefaults.unlockAfterFork()
         BackgroundWriter.unlockAfterFork(inChild: inChild)
         for s in stores.reversed() { s._withUnsafeGuaranteedRef { $0.unlockAfterFork(inChild: inChild) } }
         lock.unlock()

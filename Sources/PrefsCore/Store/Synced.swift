@@ -8,11 +8,13 @@ import Synchronization
 
 /// The keys this process declared synced through typed keys
 /// (`Preferences.Key(..., synced: true)`), for every application, as
-/// declared defaults are. A leaf lock, like ``DeclaredDefaults``'s; a new
-/// declaration moves ``DeclaredDefaults/generation`` so that every store
-/// rebuilds its views at its next read.
+/// declared defaults are. A leaf lock, like ``DeclaredDefaults``'s, held
+/// across `fork` like it; a new declaration moves
+/// ``DeclaredDefaults/generation`` so that every store rebuilds its views
+/// at its next read.
 enum DeclaredSyncedKeys {
-    private static let keys = Mutex(Set<PropertyList.Key>())
+    private static let lock = ForkSafeMutex()
+    nonisolated(unsafe) private static var keys = Set<PropertyList.Key>()
 
     /// Whether `key` was declared synced in this process.
     @inline(__always)
@@ -21,17 +23,24 @@ enum DeclaredSyncedKeys {
         declared.load(ordering: .acquiring) && isDeclared(key)
     }
 
-    private static func isDeclared(_ key: PropertyList.Key) -> Bool { keys.withLock { $0.contains(key) } }
+    private static func isDeclared(_ key: PropertyList.Key) -> Bool { lock.withLock { keys.contains(key) } }
 
     /// Whether any key was ever declared (set once, never cleared).
     private static let declared = Atomic(false)
 
     /// Declares `key` synced for every application this process reads.
     static func declare(_ key: String) {
-        let added = keys.withLock { $0.insert(PropertyList.Key(key)).inserted }
+        let added = lock.withLock { keys.insert(PropertyList.Key(key)).inserted }
         declared.store(true, ordering: .releasing)
         if added { DeclaredDefaults.generation.add(1, ordering: .releasing) }
     }
+
+    /// Before `fork` (see ``LiveStores``): takes the lock, so that the
+    /// child never finds it held by a thread it does not have.
+    static func lockForFork() { lock.lock() }
+
+    /// After `fork`, in the parent or the child: releases it.
+    static func unlockAfterFork() { lock.unlock() }
 }
 
 extension PreferencesStore {
