@@ -12,15 +12,17 @@ _ = Preferences.Key<Int>("Declared0", default: 0, synced: true)
 _ = p[Preferences.Key<Int>("Default0", default: 0)]
 
 var thread = pthread_t()
-pthread_create(&thread, nil, { _ in
-    let q = try! Preferences(applicationID: "com.example.forking")
-    var i = 0
-    while true {
-        _ = Preferences.Key<Int>("Declared\(i % 4096)", default: 0, synced: true)
-        _ = q[Preferences.Key<Int>("Default\(i % 4096)", default: i)]
-        i &+= 1
-    }
-}, nil)
+pthread_create(
+    &thread, nil,
+    { _ in
+        let q = try! Preferences(applicationID: "com.example.forking")
+        var i = 0
+        while true {
+            _ = Preferences.Key<Int>("Declared\(i % 4096)", default: 0, synced: true)
+            _ = q[Preferences.Key<Int>("Default\(i % 4096)", default: i)]
+            i &+= 1
+        }
+    }, nil)
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "200")!
 for round in 0..<rounds {
