@@ -50,6 +50,50 @@ package enum BinaryReader {
         return try decoder.decode(decoder.top, level: 0)
     }
 
+    /// The 32-byte trailer of a file of at least 41 bytes (the caller
+    /// checked), checked as a reader needs it: widths of 1 to 8 bytes
+    /// that can name every object and reach the offset table, a top object
+    /// among the objects, and an offset table inside the file that ends
+    /// where the trailer starts.
+    struct Trailer {
+        let offsetSize: Int
+        let refSize: Int
+        let objects: Int
+        let top: Int
+        /// Where the offset table starts (the object area ends).
+        let table: Int
+
+        init(_ bytes: UnsafeRawBufferPointer) throws(PrefsError) {
+            let t = bytes.count - 32
+            offsetSize = Int(bytes[t + 6])
+            refSize = Int(bytes[t + 7])
+            guard (1...8).contains(offsetSize) else { throw Decoder.fail("offsets of \(offsetSize) bytes") }
+            guard (1...8).contains(refSize) else { throw Decoder.fail("object references of \(refSize) bytes") }
+            let count = Decoder.uint(bytes, t + 8, 8)
+            let topObject = Decoder.uint(bytes, t + 16, 8)
+            let table = Decoder.uint(bytes, t + 24, 8)
+            guard count >= 1, count <= UInt64(t) else { throw Decoder.fail("\(count) objects in \(bytes.count) bytes") }
+            guard topObject < count else { throw Decoder.fail("the top object \(topObject) is not one of the \(count) objects") }
+            guard table >= 9, table < UInt64(t) else { throw Decoder.fail("the offset table starts at \(table), outside the file") }
+            // Widths must be able to name every object and offset.
+            if refSize < 8 && count >> UInt64(8 * refSize) != 0 {
+                throw Decoder.fail("\(count) objects cannot be named by references of \(refSize) bytes")
+            }
+            if offsetSize < 8 && table >> UInt64(8 * offsetSize) != 0 {
+                throw Decoder.fail("offsets of \(offsetSize) bytes cannot reach the offset table at \(table)")
+            }
+            let (tableSize, o1) = count.multipliedReportingOverflow(by: UInt64(offsetSize))
+            let (tableEnd, o2) = table.addingReportingOverflow(tableSize)
+            guard !o1, !o2, tableEnd == UInt64(t) else {
+                throw Decoder.fail(
+                    "the offset table (\(count) offsets of \(offsetSize) bytes at \(table)) does not end where the trailer starts")
+            }
+            objects = Int(count)
+            top = Int(topObject)
+            self.table = Int(table)
+        }
+    }
+
     /// The state of one parse: the checked trailer, and what is known of
     /// each object.
     struct Decoder {
@@ -101,32 +145,12 @@ package enum BinaryReader {
                 throw Self.fail("not a binary property list of version 0x (bplist0?)")
             }
             base = bytes.baseAddress!
-            let t = bytes.count - 32
-            offsetSize = Int(bytes[t + 6])
-            refSize = Int(bytes[t + 7])
-            guard (1...8).contains(offsetSize) else { throw Self.fail("offsets of \(offsetSize) bytes") }
-            guard (1...8).contains(refSize) else { throw Self.fail("object references of \(refSize) bytes") }
-            let count = Self.uint(bytes, t + 8, 8)
-            let topObject = Self.uint(bytes, t + 16, 8)
-            let table = Self.uint(bytes, t + 24, 8)
-            guard count >= 1, count <= UInt64(t) else { throw Self.fail("\(count) objects in \(bytes.count) bytes") }
-            guard topObject < count else { throw Self.fail("the top object \(topObject) is not one of the \(count) objects") }
-            guard table >= 9, table < UInt64(t) else { throw Self.fail("the offset table starts at \(table), outside the file") }
-            // Widths must be able to name every object and offset.
-            if refSize < 8 && count >> UInt64(8 * refSize) != 0 {
-                throw Self.fail("\(count) objects cannot be named by references of \(refSize) bytes")
-            }
-            if offsetSize < 8 && table >> UInt64(8 * offsetSize) != 0 {
-                throw Self.fail("offsets of \(offsetSize) bytes cannot reach the offset table at \(table)")
-            }
-            let (tableSize, o1) = count.multipliedReportingOverflow(by: UInt64(offsetSize))
-            let (tableEnd, o2) = table.addingReportingOverflow(tableSize)
-            guard !o1, !o2, tableEnd == UInt64(t) else {
-                throw Self.fail("the offset table (\(count) offsets of \(offsetSize) bytes at \(table)) does not end where the trailer starts")
-            }
-            objectCount = Int(count)
-            top = Int(topObject)
-            tableStart = Int(table)
+            let trailer = try Trailer(bytes)
+            offsetSize = trailer.offsetSize
+            refSize = trailer.refSize
+            objectCount = trailer.objects
+            top = trailer.top
+            tableStart = trailer.table
             // The memo's slots: one per object when the offsets increase
             // (then there are no more objects than bytes); otherwise the
             // cheaper of one per byte of the object area (9 bytes each) and

@@ -28,35 +28,19 @@ enum BinarySplice {
         old.withUnsafeBytes { splice($0, entries: n, changes: changes) }
     }
 
-    /// The unsigned big-endian integer of `width` bytes at `at` (the
-    /// caller has checked that they are inside `b`).
+    /// The unsigned big-endian integer of `width` (1...8) bytes at `at`
+    /// (the caller has checked that they are inside `b`).
     @inline(__always)
     fileprivate static func uint(_ b: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
-        switch width {
-        case 1: return UInt64(b.load(fromByteOffset: at, as: UInt8.self))
-        case 2: return UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
-        case 4: return UInt64(UInt32(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
-        case 8: return UInt64(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-        default:
-            var v: UInt64 = 0
-            for i in 0..<width { v = v << 8 | UInt64(b[at + i]) }
-            return v
-        }
+        BinaryReader.Decoder.uint(b, at, width)
     }
 
     private static func splice(_ b: UnsafeRawBufferPointer, entries n: Int, changes: [DomainIndex.Change]) -> [UInt8]? {
         // The trailer, checked as the reader checks it.
-        guard b.count >= 8 + 1 + 32, b.starts(with: BinaryReader.magic) else { return nil }
+        guard b.count >= 8 + 1 + 32, b.starts(with: BinaryReader.magic), let trailer = try? BinaryReader.Trailer(b) else { return nil }
         let t = b.count - 32
-        let offsetSize = Int(b[t + 6]), refSize = Int(b[t + 7])
-        guard (1...8).contains(offsetSize), (1...8).contains(refSize) else { return nil }
-        let count64 = uint(b, t + 8, 8), top64 = uint(b, t + 16, 8), table64 = uint(b, t + 24, 8)
-        guard count64 >= 1, count64 <= UInt64(t), top64 < count64, table64 >= 9, table64 < UInt64(t),
-            table64 + count64 * UInt64(offsetSize) == UInt64(t)
-        else { return nil }
-        let objects = Int(count64), top = Int(top64), table = Int(table64)
-        if refSize < 8 && objects >> (8 * refSize) != 0 { return nil }
-        if offsetSize < 8 && table >> (8 * offsetSize) != 0 { return nil }
+        let offsetSize = trailer.offsetSize, refSize = trailer.refSize
+        let objects = trailer.objects, top = trailer.top, table = trailer.table
         let old = Layout(b: b, objects: objects, table: table, offsetSize: offsetSize, refSize: refSize)
         @inline(__always) func offset(_ i: Int) -> Int { old.offset(i) }
         // Offsets that increase (as every writer lays objects out) give
