@@ -9,20 +9,10 @@ import Testing
 @Suite("Reading files whole")
 struct FileReadTests {
     /// A fresh private directory.
-    func directory() throws -> String {
-        var template = Array("/tmp/prefs-read.XXXXXX".utf8CString)
-        let made = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
-        return String(cString: made)
-    }
+    func directory() throws -> String { try #require(makeTemporaryDirectory()) }
 
     /// `count` bytes that are not all alike.
     static func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) } }
-
-    func write(_ bytes: [UInt8], to path: String) throws {
-        let fd = try SystemCall.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        defer { SystemCall.close(fd) }
-        try FileSystem.writeAll(fd, bytes)
-    }
 
     /// The file at `path` opened, with a stamp that claims `size` bytes.
     func opened(_ path: String, claiming size: Int64) throws -> FileSystem.OpenFile {
@@ -36,7 +26,7 @@ struct FileReadTests {
     func aFileIsReadWhole(size: Int) throws {
         let dir = try directory()
         let bytes = Self.pattern(size)
-        try write(bytes, to: dir + "/f")
+        try #require(writeFile(dir + "/f", bytes))
         #expect(try FileSystem.readUserFile(dir + "/f") == bytes)
     }
 
@@ -44,7 +34,7 @@ struct FileReadTests {
     func aFileThatChangedSize() throws {
         let dir = try directory()
         let bytes = Self.pattern(10_000)
-        try write(bytes, to: dir + "/f")
+        try #require(writeFile(dir + "/f", bytes))
         for claimed: Int64 in [0, 1, 4096, 9_999, 10_001, 20_000] {
             let file = try opened(dir + "/f", claiming: claimed)
             defer { SystemCall.close(file.descriptor) }
@@ -59,7 +49,7 @@ struct FileReadTests {
     func anOpenFileReadAgain() throws {
         let dir = try directory()
         let bytes = Self.pattern(10_000)
-        try write(bytes, to: dir + "/f")
+        try #require(writeFile(dir + "/f", bytes))
         let file = try opened(dir + "/f", claiming: 10_000)
         defer { SystemCall.close(file.descriptor) }
         var half = [UInt8](repeating: 0, count: 4_000)
