@@ -334,11 +334,7 @@ struct BinarySplicedCommitTests {
     /// The child of ``aCrashMidSpliceLeavesAWholeFile(point:)``.
     @Test(.enabled(if: isChildRole("binsplice-crash")))
     func crashingBinaryWriterChild() throws {
-        alarm(60)
-        let root = ProcessInfo.processInfo.environment[Self.rootVariable]!
-        let store = storeInSandbox(root: root)
-        try store.set([("key500", "changed"), ("added", 1)], in: Self.id)
-        try store.synchronize(application: Self.app)
+        try writeCrashTestChange(rootVariable: Self.rootVariable, Self.id)
     }
 
     /// A writer SIGKILLed in a spliced binary write, before or after the
@@ -347,8 +343,8 @@ struct BinarySplicedCommitTests {
     @Test(arguments: ["before-rename", "before-index"])
     func aCrashMidSpliceLeavesAWholeFile(point: String) throws {
         try inSandbox { box in
-            var model: PropertyListDictionary = ["binary": Self.binaryOnly]
-            for i in 0..<1000 { model[PropertyList.Key("key\(i)")] = i % 2 == 0 ? .integer(Int64(i)) : .string("value \(i)") }
+            var model = crashTestModel()
+            model["binary"] = Self.binaryOnly
             let store = box.store()
             try store.set(model.map { ($0.key.string, $0.value) }, in: Self.id)
             try store.synchronize(application: Self.app)
@@ -363,10 +359,7 @@ struct BinarySplicedCommitTests {
                 named: "crashingBinaryWriterChild", role: "binsplice-crash",
                 environment: [Self.rootVariable: box.root, "PREFS_TEST_FAIL": "crash-" + point])
             #expect(r.status == SIGKILL, "the child was not killed: \(r.output)")
-            var after = model
-            after["key500"] = "changed"
-            after["added"] = 1
-            let expected = point == "before-rename" ? model : after
+            let expected = crashTestResult(model, killedAt: point)
             let bytes = try #require(readFile(box.expectedPath(Self.app)))
             #expect(try Domain.decode(bytes, path: "test") == expected)
             if point == "before-rename" { #expect(bytes == old) }

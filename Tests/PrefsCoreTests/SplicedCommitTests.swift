@@ -335,11 +335,7 @@ struct SplicedCommitTests {
     /// key of a large domain and synchronizes, and is killed on the way.
     @Test(.enabled(if: isChildRole("splice-crash")))
     func crashingWriterChild() throws {
-        alarm(60)
-        let root = ProcessInfo.processInfo.environment[Self.rootVariable]!
-        let store = storeInSandbox(root: root)
-        try store.set([("key500", "changed"), ("added", 1)], in: Self.id)
-        try store.synchronize(application: Self.app)
+        try writeCrashTestChange(rootVariable: Self.rootVariable, Self.id)
     }
 
     /// A writer killed (SIGKILL) mid-commit, before or after the rename,
@@ -348,8 +344,7 @@ struct SplicedCommitTests {
     @Test(arguments: ["before-rename", "before-index"])
     func aCrashMidCommitLeavesAWholeFile(point: String) throws {
         try inSandbox { box in
-            var model = PropertyListDictionary()
-            for i in 0..<1000 { model[PropertyList.Key("key\(i)")] = i % 2 == 0 ? .integer(Int64(i)) : .string("value \(i)") }
+            let model = crashTestModel()
             let store = box.store()
             try store.set(model.map { ($0.key.string, $0.value) }, in: Self.id)
             try store.synchronize(application: Self.app)
@@ -357,10 +352,7 @@ struct SplicedCommitTests {
                 named: "crashingWriterChild", role: "splice-crash",
                 environment: [Self.rootVariable: box.root, "PREFS_TEST_FAIL": "crash-" + point])
             #expect(r.status == SIGKILL, "the child was not killed: \(r.output)")
-            var after = model
-            after["key500"] = "changed"
-            after["added"] = 1
-            let expected = point == "before-rename" ? model : after
+            let expected = crashTestResult(model, killedAt: point)
             let (bytes, parsed) = try Self.file(box)
             #expect(parsed == expected)
             #expect(bytes == (try Domain.encode(expected.sortedByKey(), binary: false)))

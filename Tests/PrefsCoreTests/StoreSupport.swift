@@ -131,6 +131,38 @@ func storeInSandbox(root: String) -> PreferencesStore {
         arguments: ["test-program"])
 }
 
+/// The change a crash test's child writes to the 1,000-key domain of
+/// ``crashTestModel()``, and which a crash point kills it in the middle of.
+let crashTestChange: [(String, PropertyList?)] = [("key500", "changed"), ("added", 1)]
+
+/// The 1,000-key domain the crash tests write before their child's change:
+/// integers and strings, alternating.
+func crashTestModel() -> PropertyListDictionary {
+    var model = PropertyListDictionary()
+    for i in 0..<1000 { model[PropertyList.Key("key\(i)")] = i % 2 == 0 ? .integer(Int64(i)) : .string("value \(i)") }
+    return model
+}
+
+/// A crash test's child: over the sandbox whose root the environment
+/// variable `rootVariable` names, writes ``crashTestChange`` to `id` and
+/// synchronizes, and is killed on the way (`PREFS_TEST_FAIL`); an alarm
+/// ends it should it hang instead.
+func writeCrashTestChange(rootVariable: String, _ id: DomainID) throws {
+    alarm(60)
+    let store = storeInSandbox(root: ProcessInfo.processInfo.environment[rootVariable]!)
+    try store.set(crashTestChange, in: id)
+    try store.synchronize(application: id.application)
+}
+
+/// What the domain holds after a crash test's child was killed at
+/// `point`: `model` before the rename, with the child's change after it.
+func crashTestResult(_ model: PropertyListDictionary, killedAt point: String) -> PropertyListDictionary {
+    guard point != "before-rename" else { return model }
+    var after = model
+    for (key, value) in crashTestChange { after[PropertyList.Key(key)] = value }
+    return after
+}
+
 /// Runs `body` with fresh directories under `base`, removed afterwards.
 func inSandbox<T>(
     configSubpath: String = "config", createConfig: Bool = true, base: String = "/tmp",
