@@ -36,14 +36,7 @@ mkdir -p "$work/home/.cache" "$work/config" "$work/run" "$work/bin"
 chmod 700 "$work/run"
 export HOME=$work/home XDG_CONFIG_HOME=$work/config XDG_RUNTIME_DIR=$work/run LANG=C.UTF-8
 unset XDG_CACHE_HOME
-python3 - "$work/config/$D.plist" <<'PY'
-import plistlib, sys
-d = {}
-for i in range(1, 1001):
-    d[f"key{i}"] = f"string {i}" if i % 3 == 0 else (i * 1000 if i % 3 == 1 else [f"a{i}", i])
-with open(sys.argv[1], "wb") as f:
-    plistlib.dump(d, f)
-PY
+python3 "$here/foreign_domain.py" 1000 "$work/config/$D.plist"
 cp "$work/config/$D.plist" "$work/foreign.plist"
 [ "$("$prefs" read $D key3)" = "string 3" ] || { echo "$0: prefs read failed" >&2; exit 1; }
 [ -z "$(ls -A "$HOME/.cache")" ] || { echo "$0: a reader wrote into the cache" >&2; exit 1; }
