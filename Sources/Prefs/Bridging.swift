@@ -21,19 +21,17 @@ func anyObject(_ p: UnsafeRawPointer) -> AnyObject {
 /// The property list behind a handle; `nil` for NULL or another kind of object.
 @inline(__always)
 func plist(_ p: UnsafeRawPointer?) -> PropertyList? {
-    guard let p else { return nil }
-    let o = anyObject(p)
-    guard ObjectIdentifier(type(of: o)) == ObjectIdentifier(PropertyList.self) else { return nil }
-    return unsafeDowncast(o, to: PropertyList.self)
+    guard let p, isPlist(p) else { return nil }
+    return Unmanaged<PropertyList>.fromOpaque(p).takeUnretainedValue()
 }
 
 @inline(__always)
 func plist(_ p: OpaquePointer?) -> PropertyList? { plist(UnsafeRawPointer(p)) }
 
 /// Whether the object behind a non-NULL handle is a property list, told by
-/// its type (an object's first word) without counting a reference, so that
-/// a caller that owns the handle for the call can then borrow it
-/// (``borrowPlist(_:_:)``).
+/// its type (an object's first word) without counting a reference: the
+/// check of ``plist(_:)``, and of a caller that owns the handle for the
+/// call and then borrows it (``borrowPlist(_:_:)``).
 @inline(__always)
 func isPlist(_ p: UnsafeRawPointer) -> Bool {
     p.load(as: UnsafeRawPointer.self) == unsafeBitCast(PropertyList.self, to: UnsafeRawPointer.self)
