@@ -329,6 +329,22 @@ struct BinarySplicedCommitTests {
         }
     }
 
+    /// A top dictionary whose key reference, 8 bytes wide, is past
+    /// `Int.max` (a negative `Int` once read): the splice declines the
+    /// file without looking for that object before the offset table.
+    @Test(arguments: [UInt64(1) << 63 | 30, UInt64.max - (1 << 40), UInt64.max])
+    func aKeyReferencePastIntMaxIsDeclined(reference: UInt64) throws {
+        // "bplist00", the top {key: true} at 8 (references of 8 bytes),
+        // true at 25, offsets [8, 25] at 26, the trailer.
+        var file = BinaryReader.magic + [0xD1]
+        file += withUnsafeBytes(of: reference.bigEndian, Array.init)
+        file += withUnsafeBytes(of: UInt64(1).bigEndian, Array.init)
+        file += [0x09, 8, 25, 0, 0, 0, 0, 0, 0, 1, 8]
+        for v in [2, 0, 26] { file += withUnsafeBytes(of: UInt64(v).bigEndian, Array.init) }
+        let change = DomainIndex.Change(at: 0, replaces: true, key: "a", value: .integer(1))
+        #expect(BinarySplice.splice(file, entries: 1, changes: [change]) == nil)
+    }
+
     static let rootVariable = "PREFS_BINSPLICE_TEST_ROOT"
 
     /// The child of ``aCrashMidSpliceLeavesAWholeFile(point:)``.

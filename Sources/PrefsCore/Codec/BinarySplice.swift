@@ -69,7 +69,8 @@ enum BinarySplice {
         for c in changes where c.replaces {
             guard c.at < n else { return nil }
             let k = keyRef(c.at)
-            guard k < objects else { return nil }
+            // A reference past Int.max reads as a negative number.
+            guard k >= 0, k < objects else { return nil }
             encodedKey.removeAll(keepingCapacity: true)
             c.key.withBytes { BinaryWriter.Writer.string($0, &encodedKey) }
             let at = offset(k)
